@@ -1,0 +1,165 @@
+#include "engine.h"
+
+#include "platform.h"
+
+namespace aprof {
+
+Engine::Engine(const EngineOptions& options)
+    : options_(options), global_writes_(options.resolution_shift) {
+  APROF_CHECK(options.resolution_shift <= 4);
+  APROF_CHECK(options.overflow_threshold > kThreadRootTimestamp &&
+              options.overflow_threshold <= kMaxTimestamp);
+}
+
+Engine::~Engine() {
+  for (LiveThread* thread : live_) Delete(thread);
+  for (ThreadRecord* record : records_) Delete(record);
+}
+
+u64 Engine::shadow_bytes() const {
+  u64 bytes = global_writes_.allocated_bytes();
+  for (const LiveThread* thread : live_)
+    if (thread) bytes += thread->memory.allocated_bytes();
+  return bytes;
+}
+
+// --- Threads -----------------------------------------------------------------
+
+void Engine::StartThread(ThreadId tid) {
+  if (LiveThreadOf(tid)) ExitThread(tid);
+  if (tid >= live_.size()) live_.resize(tid + 1);
+
+  ThreadRecord* record = New<ThreadRecord>();
+  record->serial = static_cast<u32>(records_.size()) + 1;
+  record->tid = tid;
+  record->live = true;
+  records_.push_back(record);
+
+  LiveThread* thread = New<LiveThread>(options_.resolution_shift);
+  thread->record = record;
+  live_[tid] = thread;
+}
+
+void Engine::ExitThread(ThreadId tid) {
+  LiveThread* thread = LiveThreadOf(tid);
+  if (!thread) return;
+  while (thread->stack.depth() > 0) CompleteTopActivation(*thread);
+  thread->record->live = false;
+  if (current_ == thread) current_ = nullptr;
+  live_[tid] = nullptr;
+  Delete(thread);
+}
+
+void Engine::ExitAllThreads() {
+  for (ThreadId tid = 0; tid < live_.size(); ++tid) ExitThread(tid);
+}
+
+void Engine::SwitchTo(ThreadId tid) {
+  LiveThread* thread = LiveThreadOf(tid);
+  if (thread && thread == current_) return;
+  if (!thread) {
+    StartThread(tid);
+    thread = live_[tid];
+  }
+  Tick();
+  current_ = thread;
+}
+
+// --- Calls and returns ---------------------------------------------------------
+
+void Engine::Call(RoutineId routine) {
+  Tick();
+  current_->stack.Push(routine, count_, current_->record->cost);
+  current_->record->profile.RecordCall(routine);
+}
+
+void Engine::Return() {
+  if (current_->stack.depth() == 0) {
+    ++stats_.unmatched_returns;
+    return;
+  }
+  CompleteTopActivation(*current_);
+}
+
+void Engine::CompleteTopActivation(LiveThread& thread) {
+  const ActivationResult result = thread.stack.Pop(thread.record->cost);
+  thread.record->profile.RecordActivation(result);
+  if (observer_) observer_(observer_context_, *thread.record, result);
+}
+
+// --- Memory accesses -----------------------------------------------------------
+
+bool Engine::CellRange(uptr address, uptr size, uptr* first, uptr* last) {
+  if (size == 0) return false;
+  const uptr limit = ShadowMemory::kAddressLimit;
+  uptr end = address + (size - 1);
+  if (end < address) end = ~uptr{0};  // wrapped around the top of memory
+  if (end >= limit) {
+    stats_.untracked_access_bytes += end - (address > limit ? address : limit) + 1;
+    if (address >= limit) return false;
+    end = limit - 1;
+  }
+  *first = address >> options_.resolution_shift;
+  *last = end >> options_.resolution_shift;
+  return true;
+}
+
+void Engine::Read(uptr address, uptr size) {
+  uptr first, last;
+  if (!CellRange(address, size, &first, &last)) return;
+  for (uptr cell = first; cell <= last; ++cell) ReadCell(*current_, cell);
+}
+
+// Figure 11, procedure read, for TRMS and RMS together.
+void Engine::ReadCell(LiveThread& thread, uptr cell) {
+  Timestamp* own = thread.memory.Slot(cell);
+  const Timestamp last_access = *own;  // 0: never accessed by this thread
+  *own = count_;
+
+  const Timestamp latest_write = global_writes_.Get(cell);
+  // Written by another thread or the kernel since this thread last touched
+  // the cell: new input for every pending activation of the thread.
+  const bool induced = last_access < (latest_write & kTimeMask);
+  Frame& top = thread.stack.top();
+  if (induced) {
+    ++top.trms;
+    if (latest_write & kKernelWriteBit)
+      ++top.induced_by_kernel;
+    else
+      ++top.induced_by_threads;
+  }
+  if (last_access >= top.ts) return;  // already accessed by this activation
+
+  // First access by the top activation. The activation that last accessed
+  // the cell (and its ancestors) had counted it already: move that count
+  // up to the top, keeping invariant 2.
+  Frame* previous_owner =
+      last_access ? &thread.stack.LatestStartedAtOrBefore(last_access) : nullptr;
+  ++top.rms;
+  if (previous_owner) --previous_owner->rms;
+  if (!induced) {
+    ++top.trms;
+    if (previous_owner) --previous_owner->trms;
+  }
+}
+
+void Engine::Write(uptr address, uptr size) {
+  uptr first, last;
+  if (!CellRange(address, size, &first, &last)) return;
+  for (uptr cell = first; cell <= last; ++cell) {
+    *current_->memory.Slot(cell) = count_;
+    *global_writes_.Slot(cell) = count_;
+  }
+}
+
+// Figure 12: one counter step for the whole buffer (no thread access can
+// happen in between, so one step per cell would change no comparison).
+void Engine::KernelWrite(uptr address, uptr size) {
+  uptr first, last;
+  if (!CellRange(address, size, &first, &last)) return;
+  Tick();
+  for (uptr cell = first; cell <= last; ++cell)
+    *global_writes_.Slot(cell) = count_ | kKernelWriteBit;
+}
+
+}  // namespace aprof

@@ -1,0 +1,142 @@
+// The TRMS/RMS engine: turns a stream of calls, returns, memory accesses,
+// kernel accesses and thread switches into per-thread, per-routine profiles
+// keyed by input size. It implements the read/write timestamping algorithm
+// of Figures 11-13 of "Multithreaded Input-Sensitive Profiling" (see
+// docs/design.md): a global shadow memory holds the latest write of every
+// cell, a per-thread shadow memory the thread's latest access, and a
+// per-thread shadow stack the partial input sizes of pending activations.
+//
+// Events other than thread management apply to the current thread (the one
+// of the latest SwitchTo). The engine is single-threaded: its host
+// serialises events, as Valgrind serialises guest threads.
+#ifndef APROF_CORE_ENGINE_H
+#define APROF_CORE_ENGINE_H
+
+#include "internal_vector.h"
+#include "profile_table.h"
+#include "shadow_memory.h"
+#include "shadow_stack.h"
+#include "types.h"
+
+namespace aprof {
+
+// The top bit of a global (latest-write) timestamp says who wrote the cell:
+// set for the kernel on behalf of a system call, clear for a thread. The
+// remaining 31 bits are the time.
+constexpr Timestamp kKernelWriteBit = Timestamp{1} << 31;
+constexpr Timestamp kTimeMask = kKernelWriteBit - 1;
+constexpr Timestamp kMaxTimestamp = kTimeMask;
+
+struct EngineOptions {
+  // Cells are 2^resolution_shift bytes: 0..4 for 1, 2, 4, 8, 16 bytes.
+  unsigned resolution_shift = 2;
+  // The counter is renumbered (Figure 13) when it reaches this value. Tests
+  // set it very low; it must leave room for 3 * (pending activations) + 4.
+  Timestamp overflow_threshold = kMaxTimestamp;
+};
+
+// Everything recorded about one thread, kept after the thread exits (its
+// host id may then be reused by a new thread, which gets a new record).
+struct ThreadRecord {
+  u32 serial;     // 1, 2, 3... in order of thread start
+  ThreadId tid;   // host id at the time
+  u64 cost;       // the thread's cost clock
+  bool live;
+  ThreadProfile profile;
+};
+
+// Called for every completed activation (tests and debugging).
+using ActivationObserver = void (*)(void* context, const ThreadRecord& thread,
+                                    const ActivationResult& activation);
+
+struct EngineStatistics {
+  u64 renumberings;
+  u64 unmatched_returns;        // returns with no pending activation
+  u64 untracked_access_bytes;   // bytes beyond the 47-bit address space
+};
+
+class Engine {
+ public:
+  explicit Engine(const EngineOptions& options = EngineOptions());
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // --- Threads -----------------------------------------------------------
+  // A new thread with clean state. Starting a tid that is still live first
+  // ends the old thread.
+  void StartThread(ThreadId tid);
+  // Completes the thread's pending activations and frees its shadow state.
+  void ExitThread(ThreadId tid);
+  // Makes tid the current thread (starting it if unknown); a real switch
+  // advances the global counter.
+  void SwitchTo(ThreadId tid);
+  // Completes every pending activation of every thread (end of program).
+  void ExitAllThreads();
+
+  // --- Events of the current thread ----------------------------------------
+  void Call(RoutineId routine);
+  void Return();
+  void AddCost(u64 amount) { current_->record->cost += amount; }
+  void Read(uptr address, uptr size);
+  void Write(uptr address, uptr size);
+  // The kernel reads user memory for a system call (e.g. write()): a read by
+  // the calling thread, as if the system call were a subroutine.
+  void KernelRead(uptr address, uptr size) { Read(address, size); }
+  // The kernel fills user memory (e.g. read()): new external input for
+  // every thread, counted only when a thread reads it.
+  void KernelWrite(uptr address, uptr size);
+
+  // --- Introspection -------------------------------------------------------
+  const EngineOptions& options() const { return options_; }
+  size_t thread_record_count() const { return records_.size(); }
+  const ThreadRecord& thread_record(size_t i) const { return *records_[i]; }
+  bool has_current_thread() const { return current_ != nullptr; }
+  size_t current_depth() const { return current_->stack.depth(); }
+  Timestamp counter() const { return count_; }
+  const EngineStatistics& statistics() const { return stats_; }
+  u64 shadow_bytes() const;
+
+  void set_activation_observer(ActivationObserver observer, void* context) {
+    observer_ = observer;
+    observer_context_ = context;
+  }
+
+ private:
+  struct LiveThread {
+    explicit LiveThread(unsigned shift) : memory(shift) {}
+    ShadowMemory memory;  // ts_t: latest access by this thread
+    ShadowStack stack;
+    ThreadRecord* record;
+  };
+
+  // Advances the global counter, renumbering first if it reached the
+  // threshold.
+  void Tick() {
+    if (__builtin_expect(count_ >= options_.overflow_threshold, 0)) Renumber();
+    ++count_;
+  }
+  void Renumber();  // renumbering.cc
+
+  void ReadCell(LiveThread& thread, uptr cell);
+  void CompleteTopActivation(LiveThread& thread);
+  // Cells [first, last] covered by an access; false if none is tracked.
+  bool CellRange(uptr address, uptr size, uptr* first, uptr* last);
+  LiveThread* LiveThreadOf(ThreadId tid) {
+    return tid < live_.size() ? live_[tid] : nullptr;
+  }
+
+  const EngineOptions options_;
+  Timestamp count_ = kThreadRootTimestamp;
+  ShadowMemory global_writes_;       // wts: latest write by anyone
+  InternalVector<LiveThread*> live_;  // indexed by ThreadId
+  InternalVector<ThreadRecord*> records_;
+  LiveThread* current_ = nullptr;
+  EngineStatistics stats_{};
+  ActivationObserver observer_ = nullptr;
+  void* observer_context_ = nullptr;
+};
+
+}  // namespace aprof
+
+#endif  // APROF_CORE_ENGINE_H

@@ -1,0 +1,37 @@
+#include "profile_table.h"
+
+namespace aprof {
+
+namespace {
+
+void AddToTuple(InputSizeTuple& t, const ActivationResult& a) {
+  if (t.calls == 0 || a.cost < t.min_cost) t.min_cost = a.cost;
+  if (a.cost > t.max_cost) t.max_cost = a.cost;
+  ++t.calls;
+  t.sum_cost += a.cost;
+  t.sum_cost_squared.Add(static_cast<u128>(a.cost) * a.cost);
+  t.sum_self_cost += a.self_cost;
+  t.sum_induced_by_threads += a.induced_by_threads;
+  t.sum_induced_by_kernel += a.induced_by_kernel;
+}
+
+}  // namespace
+
+RoutineTotals& ThreadProfile::TotalsOf(RoutineId routine) {
+  if (routine >= routines_.size()) routines_.resize(routine + 1);
+  return routines_[routine];
+}
+
+void ThreadProfile::RecordCall(RoutineId routine) { ++TotalsOf(routine).pending; }
+
+void ThreadProfile::RecordActivation(const ActivationResult& a) {
+  AddToTuple(tables_[static_cast<u32>(InputMetric::kTrms)].FindOrInsert({a.routine, a.trms}), a);
+  AddToTuple(tables_[static_cast<u32>(InputMetric::kRms)].FindOrInsert({a.routine, a.rms}), a);
+
+  RoutineTotals& totals = TotalsOf(a.routine);
+  ++totals.calls;
+  totals.self_cost += a.self_cost;
+  if (--totals.pending == 0) totals.cumulative_cost += a.cost;
+}
+
+}  // namespace aprof

@@ -1,0 +1,94 @@
+// Per-thread profile: for each routine and each input size, aggregates of
+// the activations that had that input size; one table per input metric
+// (TRMS and RMS) so both plots come from the same run. Plus per-routine
+// totals.
+#ifndef APROF_CORE_PROFILE_TABLE_H
+#define APROF_CORE_PROFILE_TABLE_H
+
+#include "hash_map.h"
+#include "internal_vector.h"
+#include "shadow_stack.h"
+#include "types.h"
+
+namespace aprof {
+
+enum class InputMetric : u32 { kTrms = 0, kRms = 1 };
+constexpr u32 kInputMetricCount = 2;
+
+// A 192-bit unsigned accumulator: the sum of up to 2^64 squares of 64-bit
+// costs cannot overflow it.
+struct WideSum {
+  u128 low;
+  u64 high;
+
+  void Add(u128 x) {
+    u128 before = low;
+    low += x;
+    if (low < before) ++high;
+  }
+  bool operator==(const WideSum& o) const { return low == o.low && high == o.high; }
+};
+
+// Aggregate of the activations of one routine that had one input size.
+struct InputSizeTuple {
+  u64 calls;
+  u64 min_cost;
+  u64 max_cost;
+  u64 sum_cost;
+  WideSum sum_cost_squared;
+  u64 sum_self_cost;
+  u64 sum_induced_by_threads;
+  u64 sum_induced_by_kernel;
+};
+
+struct ProfileKey {
+  RoutineId routine;
+  u64 input_size;
+};
+
+struct ProfileKeyTraits {
+  static u64 Hash(const ProfileKey& k) {
+    return MixHash(k.input_size * 0x9e3779b97f4a7c15ULL + k.routine);
+  }
+  static bool Equal(const ProfileKey& a, const ProfileKey& b) {
+    return a.routine == b.routine && a.input_size == b.input_size;
+  }
+};
+
+using InputSizeTable = HashMap<ProfileKey, InputSizeTuple, ProfileKeyTraits>;
+
+struct RoutineTotals {
+  u64 calls;
+  u64 self_cost;
+  // Cost of the outermost activations only, so recursion is not counted
+  // twice: the routine's inclusive share of the thread's cost.
+  u64 cumulative_cost;
+  // Activations of this routine currently pending on the thread's stack.
+  u64 pending;
+};
+
+class ThreadProfile {
+ public:
+  ThreadProfile() = default;
+  ThreadProfile(const ThreadProfile&) = delete;
+  ThreadProfile& operator=(const ThreadProfile&) = delete;
+
+  void RecordCall(RoutineId routine);
+  void RecordActivation(const ActivationResult& a);
+
+  const InputSizeTable& table(InputMetric metric) const {
+    return tables_[static_cast<u32>(metric)];
+  }
+  // Indexed by RoutineId; routines never called in this thread have calls 0.
+  const InternalVector<RoutineTotals>& routines() const { return routines_; }
+
+ private:
+  RoutineTotals& TotalsOf(RoutineId routine);
+
+  InputSizeTable tables_[kInputMetricCount];
+  InternalVector<RoutineTotals> routines_;
+};
+
+}  // namespace aprof
+
+#endif  // APROF_CORE_PROFILE_TABLE_H

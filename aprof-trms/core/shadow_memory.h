@@ -1,0 +1,102 @@
+// Three-level shadow memory: one 32-bit timestamp per memory cell over the
+// whole 47-bit x86-64 user address space.
+//
+//   address bits 46..30 -> primary table (2^17 entries, one per GiB)
+//   address bits 29..16 -> secondary table (2^14 entries, one per 64 KiB)
+//   address bits 15..0  -> chunk: one Timestamp per cell of 2^shift bytes
+//
+// Secondary tables and chunks are allocated on first write access, so a
+// per-thread table stays proportional to the memory that thread touched.
+// Lookups that must not allocate (reading the global write timestamps)
+// return null for untouched memory, which means "timestamp 0".
+#ifndef APROF_CORE_SHADOW_MEMORY_H
+#define APROF_CORE_SHADOW_MEMORY_H
+
+#include "internal_vector.h"
+#include "types.h"
+
+namespace aprof {
+
+class ShadowMemory {
+ public:
+  static constexpr unsigned kAddressBits = 47;
+  static constexpr unsigned kChunkAddressBits = 16;
+  static constexpr unsigned kSecondaryBits = 14;
+  static constexpr unsigned kPrimaryBits =
+      kAddressBits - kSecondaryBits - kChunkAddressBits;
+  static constexpr uptr kAddressLimit = uptr{1} << kAddressBits;
+
+  // Cells are 2^resolution_shift bytes (shift 0..4: 1 to 16 bytes).
+  explicit ShadowMemory(unsigned resolution_shift);
+  ~ShadowMemory();
+  ShadowMemory(const ShadowMemory&) = delete;
+  ShadowMemory& operator=(const ShadowMemory&) = delete;
+
+  unsigned resolution_shift() const { return shift_; }
+  uptr cells_per_chunk() const { return uptr{1} << (kChunkAddressBits - shift_); }
+  // Number of cells in the covered address space.
+  uptr cell_limit() const { return kAddressLimit >> shift_; }
+
+  // Slot of a cell (cell index = address >> shift, below cell_limit()),
+  // allocating its chunk if needed.
+  Timestamp* Slot(uptr cell) {
+    uptr chunk_index = cell >> (kChunkAddressBits - shift_);
+    Timestamp* chunk = ChunkFor(chunk_index, /*allocate=*/true);
+    return chunk + (cell & (cells_per_chunk() - 1));
+  }
+
+  // Timestamp of a cell, 0 if it was never written.
+  Timestamp Get(uptr cell) const {
+    uptr chunk_index = cell >> (kChunkAddressBits - shift_);
+    const Timestamp* chunk =
+        const_cast<ShadowMemory*>(this)->ChunkFor(chunk_index, /*allocate=*/false);
+    return chunk ? chunk[cell & (cells_per_chunk() - 1)] : 0;
+  }
+
+  // Chunk holding the cells of chunk_index (= address >> 16), or null.
+  Timestamp* FindChunk(uptr chunk_index) { return ChunkFor(chunk_index, false); }
+
+  // Calls fn(chunk_index, slots) for every allocated chunk; slots has
+  // cells_per_chunk() entries.
+  template <typename Fn>
+  void ForEachChunk(Fn fn) {
+    for (uptr p : used_primary_indices_) {
+      Timestamp** secondary = primary_[p];
+      for (uptr s = 0; s < kSecondaryEntries; ++s)
+        if (secondary[s]) fn((p << kSecondaryBits) | s, secondary[s]);
+    }
+  }
+
+  // Bytes of shadow allocated (tables and chunks), for statistics.
+  u64 allocated_bytes() const { return allocated_bytes_; }
+
+ private:
+  static constexpr uptr kPrimaryEntries = uptr{1} << kPrimaryBits;
+  static constexpr uptr kSecondaryEntries = uptr{1} << kSecondaryBits;
+
+  Timestamp* ChunkFor(uptr chunk_index, bool allocate) {
+    Timestamp** secondary = primary_[chunk_index >> kSecondaryBits];
+    if (__builtin_expect(secondary == nullptr, 0)) {
+      if (!allocate) return nullptr;
+      secondary = AllocateSecondary(chunk_index >> kSecondaryBits);
+    }
+    Timestamp*& chunk = secondary[chunk_index & (kSecondaryEntries - 1)];
+    if (__builtin_expect(chunk == nullptr, 0) && allocate) chunk = AllocateChunk();
+    return chunk;
+  }
+
+  Timestamp** AllocateSecondary(uptr primary_index);
+  Timestamp* AllocateChunk();
+  uptr chunk_bytes() const { return cells_per_chunk() * sizeof(Timestamp); }
+
+  const unsigned shift_;
+  Timestamp*** primary_;
+  // Primary entries that hold a secondary table, so that walks over the
+  // shadow never scan the mostly empty primary table.
+  InternalVector<uptr> used_primary_indices_;
+  u64 allocated_bytes_ = 0;
+};
+
+}  // namespace aprof
+
+#endif  // APROF_CORE_SHADOW_MEMORY_H

@@ -1,0 +1,55 @@
+#include "shadow_stack.h"
+
+#include "platform.h"
+
+namespace aprof {
+
+ShadowStack::ShadowStack() { Push(/*routine=*/0, kThreadRootTimestamp, 0); }
+
+void ShadowStack::Push(RoutineId routine, Timestamp ts, u64 cost_now) {
+  Frame frame{};
+  frame.ts = ts;
+  frame.routine = routine;
+  frame.entry_cost = cost_now;
+  frames_.push_back(frame);
+}
+
+ActivationResult ShadowStack::Pop(u64 cost_now) {
+  APROF_CHECK(depth() > 0);
+  const Frame done = frames_.back();
+  frames_.pop_back();
+  Frame& parent = frames_.back();
+
+  ActivationResult result;
+  result.routine = done.routine;
+  // At the top of the stack the partial value is the whole value.
+  APROF_CHECK(done.trms >= 0 && done.rms >= 0);
+  result.trms = static_cast<u64>(done.trms);
+  result.rms = static_cast<u64>(done.rms);
+  result.induced_by_threads = done.induced_by_threads;
+  result.induced_by_kernel = done.induced_by_kernel;
+  result.cost = cost_now - done.entry_cost;
+  result.self_cost = result.cost - done.children_cost;
+
+  parent.trms += done.trms;
+  parent.rms += done.rms;
+  parent.induced_by_threads += done.induced_by_threads;
+  parent.induced_by_kernel += done.induced_by_kernel;
+  parent.children_cost += result.cost;
+  return result;
+}
+
+Frame& ShadowStack::LatestStartedAtOrBefore(Timestamp ts) {
+  // Invariant: frames_[lo].ts <= ts < frames_[hi].ts (hi may be past the end).
+  size_t lo = 0, hi = frames_.size();
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (frames_[mid].ts <= ts)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return frames_[lo];
+}
+
+}  // namespace aprof

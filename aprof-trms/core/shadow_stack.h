@@ -1,0 +1,73 @@
+// Per-thread shadow stack of pending routine activations (Figure 11 of the
+// paper), growing without a fixed limit.
+//
+// Entry 0 is the thread root: a permanent frame with timestamp
+// kThreadRootTimestamp, older than every activation, that absorbs accesses
+// made while no routine is pending and accumulates the thread's totals.
+// It is never completed nor reported as a routine.
+#ifndef APROF_CORE_SHADOW_STACK_H
+#define APROF_CORE_SHADOW_STACK_H
+
+#include "internal_vector.h"
+#include "types.h"
+
+namespace aprof {
+
+// Timestamp of every thread root; activations get larger ones. Cells never
+// accessed keep timestamp 0.
+constexpr Timestamp kThreadRootTimestamp = 1;
+
+struct Frame {
+  // Partial sizes: TRMS(i) = sum of frames[j].trms for j >= i (the paper's
+  // invariant 2), likewise for RMS. A partial may be negative.
+  int64_t trms;
+  int64_t rms;
+  // Induced first accesses of this activation and its completed children;
+  // these are never decremented, so they are plain counts.
+  u64 induced_by_threads;
+  u64 induced_by_kernel;
+  u64 entry_cost;
+  u64 children_cost;
+  Timestamp ts;
+  RoutineId routine;
+};
+
+// What a completed activation measured.
+struct ActivationResult {
+  RoutineId routine;
+  u64 trms;
+  u64 rms;
+  u64 induced_by_threads;
+  u64 induced_by_kernel;
+  u64 cost;       // cumulative: the activation and its callees
+  u64 self_cost;  // cost minus the cost of its callees
+};
+
+class ShadowStack {
+ public:
+  ShadowStack();
+
+  // Number of pending activations (the thread root excluded).
+  size_t depth() const { return frames_.size() - 1; }
+  Frame& top() { return frames_.back(); }
+  Frame& at(size_t i) { return frames_[i]; }
+  const Frame& at(size_t i) const { return frames_[i]; }
+
+  void Push(RoutineId routine, Timestamp ts, u64 cost_now);
+
+  // Completes the top activation (depth() > 0), folds its partial values into
+  // its parent and returns what it measured.
+  ActivationResult Pop(u64 cost_now);
+
+  // The most recent frame whose timestamp is <= ts (ts >= the root's):
+  // the activation that was on top when a cell with timestamp ts was
+  // last accessed. Binary search: stack timestamps increase upwards.
+  Frame& LatestStartedAtOrBefore(Timestamp ts);
+
+ private:
+  InternalVector<Frame> frames_;
+};
+
+}  // namespace aprof
+
+#endif  // APROF_CORE_SHADOW_STACK_H

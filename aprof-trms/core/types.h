@@ -1,0 +1,31 @@
+// Basic integer types of the engine. The engine is compiled both natively
+// (unit tests, benchmarks) and freestanding inside the Valgrind tool, so it
+// uses only compiler-provided headers.
+#ifndef APROF_CORE_TYPES_H
+#define APROF_CORE_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace aprof {
+
+using u8 = uint8_t;
+using u32 = uint32_t;
+using u64 = uint64_t;
+using uptr = uintptr_t;
+using u128 = unsigned __int128;
+
+// Timestamps as stored in shadow memory and on the shadow stack.
+using Timestamp = u32;
+
+// Opaque routine identifier handed to the engine by its user (the tool maps
+// it to object + entry address).
+using RoutineId = u32;
+
+// Engine-side thread identifier: the host's id (Valgrind ThreadId), small
+// and reusable after a thread exits.
+using ThreadId = u32;
+
+}  // namespace aprof
+
+#endif  // APROF_CORE_TYPES_H

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what is missing (Debian 12, as root), builds out of tree in build/
+# and runs the whole test suite (make check). Exits non-zero on any failure.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib/build.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/build.sh"
+
+aprof_install_deps
+aprof_build
+
+aprof_log "make -j$APROF_MAKE_JOBS check"
+if ! make -C "$APROF_BUILD" -j"$APROF_MAKE_JOBS" check; then
+  if [ -f "$APROF_BUILD/test-suite.log" ]; then
+    aprof_log "test-suite.log:"
+    cat "$APROF_BUILD/test-suite.log"
+  fi
+  aprof_log "FAILED"
+  exit 1
+fi
+aprof_log "all tests passed"

@@ -1,0 +1,67 @@
+#!/bin/sh
+# Smoke test of the Valgrind tool, run from the build tree (not installed).
+# Run by `make check`, which exports VALGRIND, APROF_VGLIB (the private
+# VALGRIND_LIB directory), APROF_VG_IN_PLACE, APROF_TOOL_NAME and
+# APROF_VALGRIND_PLATFORM.
+set -u
+
+: "${VALGRIND:?run this test through make check}"
+: "${APROF_VGLIB:?run this test through make check}"
+: "${APROF_VG_IN_PLACE:?run this test through make check}"
+tool=${APROF_TOOL_NAME:-aprof-trms}
+platform=${APROF_VALGRIND_PLATFORM:-amd64-linux}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/aprof-smoke.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+show() {
+  echo "--- stderr of: $1"
+  cat "$tmp/err"
+  echo "---"
+}
+
+if test ! -x "$APROF_VGLIB/$tool-$platform"; then
+  echo "FAIL: tool binary $APROF_VGLIB/$tool-$platform missing or not executable"
+  exit 1
+fi
+
+# 1. valgrind --tool=aprof-trms /bin/true with the private VALGRIND_LIB.
+VALGRIND_LIB=$APROF_VGLIB "$VALGRIND" --tool="$tool" /bin/true \
+  >"$tmp/out" 2>"$tmp/err"
+status=$?
+show "VALGRIND_LIB=$APROF_VGLIB $VALGRIND --tool=$tool /bin/true"
+test "$status" -eq 0 || fail "valgrind exited with status $status"
+# The banner is "==PID== aprof-trms-VERSION, input-sensitive profiler ...":
+# a tool that is not registered makes the launcher print "failed to start
+# tool" instead, and a wrong details_name changes the banner.
+grep -Eq "^==[0-9]+== $tool-[0-9][^ ,]*, input-sensitive profiler" "$tmp/err" ||
+  fail "tool banner '$tool-VERSION, input-sensitive profiler' not found on stderr"
+grep -q "failed to start tool" "$tmp/err" && fail "launcher failed to start the tool"
+
+# 2. Through the generated vg-in-place script, with -v: the engine must have
+#    been created and destroyed inside the tool, and the client must run.
+"$APROF_VG_IN_PLACE" -v /bin/echo aprof-smoke-ok >"$tmp/out" 2>"$tmp/err"
+status=$?
+show "$APROF_VG_IN_PLACE -v /bin/echo aprof-smoke-ok"
+test "$status" -eq 0 || fail "vg-in-place exited with status $status"
+grep -q "aprof-trms: engine created" "$tmp/err" || fail "engine was not created"
+grep -q "aprof-trms: engine destroyed" "$tmp/err" || fail "engine was not destroyed"
+test "$(cat "$tmp/out")" = "aprof-smoke-ok" || fail "client stdout was '$(cat "$tmp/out")'"
+
+# 3. A client exit status is passed through.
+"$APROF_VG_IN_PLACE" -q /bin/sh -c 'exit 3' >/dev/null 2>"$tmp/err"
+status=$?
+test "$status" -eq 3 || { show "vg-in-place -q /bin/sh -c 'exit 3'"; fail "expected client exit status 3, got $status"; }
+
+if test "$failures" -ne 0; then
+  echo "$failures check(s) failed"
+  exit 1
+fi
+echo "PASS: tool smoke test"
+exit 0

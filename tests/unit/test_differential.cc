@@ -1,0 +1,76 @@
+// The engine against the naive algorithm (Figure 10) on thousands of random
+// multi-thread traces: every completed activation's TRMS, RMS, induced split
+// and costs must match, at every memory resolution.
+#include <gtest/gtest.h>
+
+#include "naive_oracle.h"
+#include "trace.h"
+
+namespace aprof::testing {
+namespace {
+
+std::string Dump(const Trace& trace) {
+  std::string out;
+  for (const Event& e : trace) out += ToString(e) + "\n";
+  return out;
+}
+
+// Compares activation by activation and reports the first difference with
+// the trace that produced it.
+void ExpectSameActivations(const std::vector<ObservedActivation>& engine,
+                           const std::vector<ObservedActivation>& oracle, const Trace& trace,
+                           uint64_t seed) {
+  ASSERT_EQ(engine.size(), oracle.size()) << "seed " << seed;
+  for (size_t i = 0; i < engine.size(); ++i) {
+    ASSERT_EQ(engine[i], oracle[i]) << "seed " << seed << ", activation " << i
+                                    << "\n engine: " << ToString(engine[i])
+                                    << "\n oracle: " << ToString(oracle[i]) << "\ntrace:\n"
+                                    << Dump(trace);
+  }
+}
+
+constexpr int kTracesPerResolution = 1000;
+
+class Differential : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(Differential, EngineMatchesNaiveAlgorithm) {
+  const unsigned shift = GetParam();
+  uint64_t activations = 0, induced_thread = 0, induced_kernel = 0, trms_above_rms = 0;
+  for (int i = 0; i < kTracesPerResolution; ++i) {
+    const uint64_t seed = 1000003ULL * shift + i;
+    std::mt19937_64 rng(seed);
+    TraceShape shape;
+    shape.events = 200 + static_cast<int>(rng() % 400);
+    const Trace trace = RandomTrace(rng, shape);
+
+    EngineOptions options;
+    options.resolution_shift = shift;
+    Engine engine(options);
+    const auto from_engine = RunEngine(engine, trace);
+    NaiveOracle oracle(shift);
+    const auto from_oracle = oracle.Run(trace);
+    ASSERT_TRUE(oracle.consistent()) << "seed " << seed;
+    ExpectSameActivations(from_engine, from_oracle, trace, seed);
+
+    for (const ObservedActivation& a : from_engine) {
+      ++activations;
+      induced_thread += a.induced_by_threads;
+      induced_kernel += a.induced_by_kernel;
+      trms_above_rms += a.trms > a.rms;
+      ASSERT_GE(a.trms, a.rms) << "inequality 1, seed " << seed;
+    }
+  }
+  // The traces must exercise what they are meant to test.
+  EXPECT_GT(activations, 30u * kTracesPerResolution);
+  EXPECT_GT(induced_thread, 10u * kTracesPerResolution);
+  EXPECT_GT(induced_kernel, 5u * kTracesPerResolution);
+  EXPECT_GT(trms_above_rms, 5u * kTracesPerResolution);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllResolutions, Differential, ::testing::Values(0u, 1u, 2u, 3u, 4u),
+                         [](const ::testing::TestParamInfo<unsigned>& info) {
+                           return std::to_string(1u << info.param) + "ByteCells";
+                         });
+
+}  // namespace
+}  // namespace aprof::testing

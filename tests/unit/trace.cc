@@ -1,0 +1,139 @@
+#include "trace.h"
+
+#include <sstream>
+
+namespace aprof::testing {
+
+namespace {
+
+const char* KindName(EventKind kind) {
+  switch (kind) {
+    case EventKind::kStartThread: return "start";
+    case EventKind::kExitThread: return "exit";
+    case EventKind::kSwitch: return "switch";
+    case EventKind::kCall: return "call";
+    case EventKind::kReturn: return "return";
+    case EventKind::kCost: return "cost";
+    case EventKind::kRead: return "read";
+    case EventKind::kWrite: return "write";
+    case EventKind::kKernelRead: return "kread";
+    case EventKind::kKernelWrite: return "kwrite";
+  }
+  return "?";
+}
+
+void Observe(void* context, const ThreadRecord& thread, const ActivationResult& a) {
+  static_cast<std::vector<ObservedActivation>*>(context)->push_back(
+      {thread.serial, a.routine, a.trms, a.rms, a.induced_by_threads, a.induced_by_kernel,
+       a.cost, a.self_cost});
+}
+
+}  // namespace
+
+std::string ToString(const Event& e) {
+  std::ostringstream out;
+  out << KindName(e.kind) << " " << e.value;
+  if (e.size) out << " @0x" << std::hex << e.address << std::dec << "+" << e.size;
+  return out.str();
+}
+
+bool ObservedActivation::operator==(const ObservedActivation& o) const {
+  return thread_serial == o.thread_serial && routine == o.routine && trms == o.trms &&
+         rms == o.rms && induced_by_threads == o.induced_by_threads &&
+         induced_by_kernel == o.induced_by_kernel && cost == o.cost && self_cost == o.self_cost;
+}
+
+std::string ToString(const ObservedActivation& a) {
+  std::ostringstream out;
+  out << "thread " << a.thread_serial << " routine " << a.routine << ": trms " << a.trms
+      << " rms " << a.rms << " induced " << a.induced_by_threads << "/" << a.induced_by_kernel
+      << " cost " << a.cost << " self " << a.self_cost;
+  return out.str();
+}
+
+std::vector<ObservedActivation> RunEngine(Engine& engine, const Trace& trace) {
+  std::vector<ObservedActivation> seen;
+  engine.set_activation_observer(Observe, &seen);
+  for (const Event& e : trace) {
+    switch (e.kind) {
+      case EventKind::kStartThread: engine.StartThread(e.value); break;
+      case EventKind::kExitThread: engine.ExitThread(e.value); break;
+      case EventKind::kSwitch: engine.SwitchTo(e.value); break;
+      case EventKind::kCall: engine.Call(e.value); break;
+      case EventKind::kReturn: engine.Return(); break;
+      case EventKind::kCost: engine.AddCost(e.value); break;
+      case EventKind::kRead: engine.Read(e.address, e.size); break;
+      case EventKind::kWrite: engine.Write(e.address, e.size); break;
+      case EventKind::kKernelRead: engine.KernelRead(e.address, e.size); break;
+      case EventKind::kKernelWrite: engine.KernelWrite(e.address, e.size); break;
+    }
+  }
+  engine.ExitAllThreads();
+  engine.set_activation_observer(nullptr, nullptr);
+  return seen;
+}
+
+Trace RandomTrace(std::mt19937_64& rng, const TraceShape& shape) {
+  auto chance = [&](int percent) { return static_cast<int>(rng() % 100) < percent; };
+  auto pick = [&](uint64_t n) { return rng() % n; };
+
+  // Hot address ranges: ordinary memory, the last bytes before a 64 KiB
+  // chunk boundary, and the top of the 47-bit address space (accesses there
+  // may run past it).
+  const uint64_t bases[] = {0x601000, 0x7ffff000 - shape.address_span / 2,
+                            (uint64_t{1} << 47) - shape.address_span};
+  auto random_access = [&](EventKind kind) {
+    Event e{kind};
+    e.address = bases[pick(3)] + pick(shape.address_span);
+    static const uint64_t sizes[] = {1, 2, 4, 4, 4, 8, 8, 16};
+    e.size = sizes[pick(8)];
+    if (kind == EventKind::kKernelWrite || kind == EventKind::kKernelRead) e.size = 1 + pick(24);
+    return e;
+  };
+
+  Trace trace;
+  std::vector<int> depth(shape.threads + 1, 0);
+  std::vector<bool> live(shape.threads + 1, false);
+  int current = 1;
+  trace.push_back({EventKind::kStartThread, 1});
+  live[1] = true;
+  trace.push_back({EventKind::kSwitch, 1});
+
+  for (int n = 0; n < shape.events; ++n) {
+    const int roll = static_cast<int>(pick(100));
+    if (roll < 8) {  // switch to another live thread, or start one
+      uint32_t tid = 1 + pick(shape.threads);
+      if (!live[tid]) {
+        trace.push_back({EventKind::kStartThread, tid});
+        live[tid] = true;
+        depth[tid] = 0;
+      }
+      trace.push_back({EventKind::kSwitch, tid});
+      current = tid;
+    } else if (roll < 10 && current != 1) {  // the current thread ends
+      trace.push_back({EventKind::kExitThread, static_cast<uint32_t>(current)});
+      live[current] = false;
+      current = 1;
+      trace.push_back({EventKind::kSwitch, 1});
+    } else if (roll < 22 && depth[current] < shape.max_depth) {
+      trace.push_back({EventKind::kCall, static_cast<uint32_t>(pick(shape.routines))});
+      ++depth[current];
+    } else if (roll < 32 && (depth[current] > 0 || chance(10))) {
+      trace.push_back({EventKind::kReturn});  // sometimes unmatched
+      if (depth[current] > 0) --depth[current];
+    } else if (roll < 40) {
+      trace.push_back({EventKind::kCost, static_cast<uint32_t>(1 + pick(5))});
+    } else if (roll < 70) {
+      trace.push_back(random_access(EventKind::kRead));
+    } else if (roll < 90) {
+      trace.push_back(random_access(EventKind::kWrite));
+    } else if (roll < 95) {
+      trace.push_back(random_access(EventKind::kKernelRead));
+    } else {
+      trace.push_back(random_access(EventKind::kKernelWrite));
+    }
+  }
+  return trace;
+}
+
+}  // namespace aprof::testing

@@ -1,0 +1,85 @@
+// Event traces for the engine tests: a trace is what the Valgrind glue would
+// feed the engine. The same trace runs through the engine and through the
+// naive oracle, and their activations are compared.
+#ifndef APROF_TESTS_UNIT_TRACE_H
+#define APROF_TESTS_UNIT_TRACE_H
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/engine.h"
+
+namespace aprof::testing {
+
+enum class EventKind {
+  kStartThread,
+  kExitThread,
+  kSwitch,
+  kCall,
+  kReturn,
+  kCost,
+  kRead,
+  kWrite,
+  kKernelRead,
+  kKernelWrite,
+};
+
+struct Event {
+  EventKind kind;
+  uint32_t value = 0;  // thread id, routine id or cost, depending on kind
+  uint64_t address = 0;
+  uint64_t size = 0;
+};
+
+using Trace = std::vector<Event>;
+
+// Shorthands for hand-written traces. Accesses default to one 4-byte cell.
+inline Event StartThread(uint32_t tid) { return {EventKind::kStartThread, tid}; }
+inline Event ExitThread(uint32_t tid) { return {EventKind::kExitThread, tid}; }
+inline Event SwitchTo(uint32_t tid) { return {EventKind::kSwitch, tid}; }
+inline Event Call(RoutineId routine) { return {EventKind::kCall, routine}; }
+inline Event Return() { return {EventKind::kReturn}; }
+inline Event Cost(uint32_t amount) { return {EventKind::kCost, amount}; }
+inline Event Read(uint64_t address, uint64_t size = 4) { return {EventKind::kRead, 0, address, size}; }
+inline Event Write(uint64_t address, uint64_t size = 4) { return {EventKind::kWrite, 0, address, size}; }
+inline Event KernelRead(uint64_t address, uint64_t size = 4) {
+  return {EventKind::kKernelRead, 0, address, size};
+}
+inline Event KernelWrite(uint64_t address, uint64_t size = 4) {
+  return {EventKind::kKernelWrite, 0, address, size};
+}
+
+std::string ToString(const Event& e);
+
+// One completed activation, as observed from the engine or the oracle.
+struct ObservedActivation {
+  uint32_t thread_serial;
+  RoutineId routine;
+  uint64_t trms, rms, induced_by_threads, induced_by_kernel, cost, self_cost;
+  bool operator==(const ObservedActivation& o) const;
+};
+std::string ToString(const ObservedActivation& a);
+
+// Applies a trace to an engine (ending with ExitAllThreads) and returns the
+// completed activations in completion order.
+std::vector<ObservedActivation> RunEngine(Engine& engine, const Trace& trace);
+
+struct TraceShape {
+  int threads = 4;            // host thread ids 1..threads
+  int events = 400;
+  int routines = 6;
+  int max_depth = 6;          // per thread
+  uint64_t address_span = 64; // bytes of the hot address range
+};
+
+// A random trace: nested calls and returns, reads and writes (1 to 16
+// bytes, often unaligned) over a few hot addresses, kernel reads and
+// writes, thread switches, thread exits and restarts of the same host id.
+// Hot ranges include a chunk boundary and the top of the address space.
+Trace RandomTrace(std::mt19937_64& rng, const TraceShape& shape);
+
+}  // namespace aprof::testing
+
+#endif  // APROF_TESTS_UNIT_TRACE_H
