@@ -1,18 +1,26 @@
-// aprof-trms: Valgrind tool entry point (pre_clo_init, instrumentation, fini).
+// aprof-trms: Valgrind tool entry points. Wires Valgrind's core events to the
+// call tracker, the engine, the system-call input tracking and the report
+// writer.
 //
 // Copyright (C) 2026, the aprof-trms authors.
 // SPDX-License-Identifier: GPL-2.0-or-later
-//
-// Compiled freestanding (no libc, no libstdc++ at run time); see Makefile.am.
 
 // Our own headers first, before the Valgrind headers define macros such as
 // Bool/True/False that could clash with engine identifiers.
 #include "aprof_config.h"
+#include "call_tracker.h"
 #include "core/engine.h"
+#include "instrument.h"
+#include "options.h"
+#include "report_writer.h"
+#include "routine_table.h"
+#include "runtime_hooks.h"
+#include "syscall_input.h"
+#include "tool_state.h"
 
 // Capture the package version now: some Valgrind headers (pub_tool_redir.h)
 // pull in Valgrind's own config.h, which defines the same PACKAGE_* macros.
-static const char aprof_tool_version[] = PACKAGE_VERSION;
+static const char kToolVersion[] = PACKAGE_VERSION;
 #undef PACKAGE
 #undef PACKAGE_BUGREPORT
 #undef PACKAGE_NAME
@@ -22,97 +30,123 @@ static const char aprof_tool_version[] = PACKAGE_VERSION;
 #undef PACKAGE_VERSION
 #undef VERSION
 
-// pub_tool_basics.h and pub_tool_vki.h must stay outside extern "C" (vki
-// contains a C++ template); everything else is C and is wrapped so that the
-// vgPlain_* names are not mangled.
-#include "pub_tool_basics.h"
-#include "pub_tool_vki.h"
-extern "C" {
-#include "pub_tool_libcassert.h"
-#include "pub_tool_libcprint.h"
-#include "pub_tool_options.h"
-#include "pub_tool_tooliface.h"
+#include "aprof-trms.h"
+#include "valgrind_headers.h"
+
+namespace aprof {
+
+ToolState g_tool;
+u32 g_last_exit;
+
+// --- Hooks called from instrumented code ---------------------------------------
+
+void OnSuperblockEntry(SuperblockInfo* block, uptr stack_pointer) {
+  g_tool.calls->OnSuperblockEntry(block, stack_pointer);
 }
 
-// ---------------------------------------------------------------------------
-// The engine: the one place that knows how it is constructed and destroyed.
-// ---------------------------------------------------------------------------
-static aprof::Engine* aprof_engine = nullptr;
+void OnRead(uptr address, uptr size) { g_tool.engine->Read(address, size); }
 
-static void aprof_create_engine(void) {
-  aprof_engine = new aprof::Engine();
+void OnWrite(uptr address, uptr size) { g_tool.engine->Write(address, size); }
+
+namespace {
+
+// --- Threads and signals ---------------------------------------------------------
+
+void ThreadRuns(ThreadId tid, ULong) { g_tool.calls->SwitchTo(tid); }
+
+void ThreadCreated(ThreadId, ThreadId child) { g_tool.calls->ThreadCreated(child); }
+
+void ThreadExits(ThreadId tid) { g_tool.calls->ThreadExited(tid); }
+
+void SignalDelivered(ThreadId tid, Int, Bool) { g_tool.calls->SignalDelivered(tid); }
+
+void SignalReturned(ThreadId tid, Int) { g_tool.calls->SignalReturned(tid); }
+
+// The child of a fork() profiles itself from the fork on and writes its own
+// report (the file name is expanded again with the child's pid).
+void ForkedChild(ThreadId tid) { g_tool.calls->ResetAfterFork(tid); }
+
+// --- Client requests -------------------------------------------------------------
+
+Bool HandleClientRequest(ThreadId, UWord* args, UWord* result) {
+  if (!VG_IS_TOOL_USERREQ('A', 'T', args[0])) return False;
+  switch (args[0]) {
+    case VG_USERREQ__APROF_TRMS_START_COLLECTION:
+      g_tool.engine->set_recording(true);
+      break;
+    case VG_USERREQ__APROF_TRMS_STOP_COLLECTION:
+      g_tool.engine->set_recording(false);
+      break;
+    default:
+      return False;
+  }
+  *result = 0;
+  return True;
 }
 
-static void aprof_destroy_engine(void) {
-  delete aprof_engine;
-  aprof_engine = nullptr;
+// --- Tool life cycle ---------------------------------------------------------------
+
+Bool ProcessOption(const HChar* arg) { return ProcessCommandLineOption(arg) ? True : False; }
+
+void PostCommandLineInit() {
+  const Options& options = TheOptions();
+  if (!CheckReportPathWritable()) VG_(exit)(1);
+
+  EngineOptions engine_options;
+  engine_options.resolution_shift = static_cast<unsigned>(__builtin_ctz(options.memory_resolution));
+  engine_options.overflow_threshold = options.overflow_threshold;
+  g_tool.engine = New<Engine>(engine_options);
+  g_tool.engine->set_recording(options.collect_at_start);
+  g_tool.routines = New<RoutineTable>();
+  g_tool.calls = New<CallTracker>(*g_tool.engine, *g_tool.routines,
+                                  options.cost_metric == CostMetric::kInstructions);
+  VG_(atfork)(nullptr, nullptr, ForkedChild);
 }
 
-// ---------------------------------------------------------------------------
-// Command-line options (none yet).
-// ---------------------------------------------------------------------------
-static Bool aprof_process_cmd_line_option(const HChar* arg) {
-  (void)arg;
-  return False;
+void Finish(Int) {
+  g_tool.calls->ExitAllThreads();
+  const ReportContext context{g_tool.engine, g_tool.routines, &TheOptions(), kToolVersion,
+                              APROF_VALGRIND_VERSION};
+  WriteReport(context);
+  if (VG_(clo_verbosity) > 1) {
+    const EngineStatistics& stats = g_tool.engine->statistics();
+    VG_(dmsg)("aprof-trms: %llu renumberings, %llu unmatched returns, %llu untracked bytes\n",
+              static_cast<unsigned long long>(stats.renumberings),
+              static_cast<unsigned long long>(stats.unmatched_returns),
+              static_cast<unsigned long long>(stats.untracked_access_bytes));
+    VG_(dmsg)("aprof-trms: %llu bytes of shadow memory, %zu routines\n",
+              static_cast<unsigned long long>(g_tool.engine->shadow_bytes()),
+              g_tool.routines->size());
+  }
 }
 
-static void aprof_print_usage(void) {
-  VG_(printf)("    (none)\n");
-}
-
-static void aprof_print_debug_usage(void) {
-  VG_(printf)("    (none)\n");
-}
-
-// ---------------------------------------------------------------------------
-// Basic tool functions.
-// ---------------------------------------------------------------------------
-static void aprof_post_clo_init(void) {
-  aprof_create_engine();
-  if (VG_(clo_verbosity) > 1)
-    VG_(message)(Vg_DebugMsg, "aprof-trms: engine created (Valgrind %s)\n",
-                 APROF_VALGRIND_VERSION);
-}
-
-static IRSB* aprof_instrument(VgCallbackClosure* closure, IRSB* sb_in,
-                              const VexGuestLayout* layout,
-                              const VexGuestExtents* vge,
-                              const VexArchInfo* archinfo_host,
-                              IRType gWordTy, IRType hWordTy) {
-  (void)closure;
-  (void)layout;
-  (void)vge;
-  (void)archinfo_host;
-  (void)gWordTy;
-  (void)hWordTy;
-  return sb_in;  // Pass-through for now.
-}
-
-static void aprof_fini(Int exitcode) {
-  (void)exitcode;
-  aprof_destroy_engine();
-  if (VG_(clo_verbosity) > 1)
-    VG_(message)(Vg_DebugMsg, "aprof-trms: engine destroyed\n");
-}
-
-static void aprof_pre_clo_init(void) {
+void PreCommandLineInit() {
   VG_(details_name)("aprof-trms");
-  VG_(details_version)(aprof_tool_version);
-  VG_(details_description)(
-      "input-sensitive profiler for multithreaded programs (TRMS)");
-  VG_(details_copyright_author)(
-      "Copyright (C) 2026, the aprof-trms authors; GPL-2.0-or-later");
+  VG_(details_version)(kToolVersion);
+  VG_(details_description)("input-sensitive profiler for multithreaded programs (TRMS)");
+  VG_(details_copyright_author)("Copyright (C) 2026, the aprof-trms authors; GPL-2.0-or-later");
   VG_(details_bug_reports_to)("the aprof-trms issue tracker");
 
-  VG_(basic_tool_funcs)(aprof_post_clo_init, aprof_instrument, aprof_fini);
+  VG_(basic_tool_funcs)(PostCommandLineInit, Instrument, Finish);
+  VG_(needs_command_line_options)(ProcessOption, PrintUsage, PrintDebugUsage);
+  VG_(needs_client_requests)(HandleClientRequest);
 
-  VG_(needs_command_line_options)(aprof_process_cmd_line_option,
-                                  aprof_print_usage, aprof_print_debug_usage);
+  VG_(track_start_client_code)(ThreadRuns);
+  VG_(track_pre_thread_ll_create)(ThreadCreated);
+  VG_(track_pre_thread_ll_exit)(ThreadExits);
+  VG_(track_pre_deliver_signal)(SignalDelivered);
+  VG_(track_post_deliver_signal)(SignalReturned);
+  RegisterSyscallInputTracking();
 
   // One superblock = one guest entry point (as callgrind does): needed by
   // call/return detection and by the basic-block cost.
   VG_(clo_vex_control).iropt_unroll_thresh = 0;
   VG_(clo_vex_control).guest_chase = False;
 }
+
+}  // namespace
+}  // namespace aprof
+
+extern "C" void aprof_pre_clo_init(void) { aprof::PreCommandLineInit(); }
 
 VG_DETERMINE_INTERFACE_VERSION(aprof_pre_clo_init)

@@ -54,6 +54,31 @@ void Engine::ExitAllThreads() {
   for (ThreadId tid = 0; tid < live_.size(); ++tid) ExitThread(tid);
 }
 
+void Engine::ResetAfterFork(ThreadId survivor) {
+  for (ThreadId tid = 0; tid < live_.size(); ++tid) {
+    if (tid == survivor || !live_[tid]) continue;
+    Delete(live_[tid]);
+    live_[tid] = nullptr;
+  }
+  LiveThread* kept = LiveThreadOf(survivor);
+  ThreadRecord* fresh = nullptr;
+  if (kept) {
+    // Same thread, same cost clock and pending activations, empty profile.
+    fresh = New<ThreadRecord>();
+    fresh->serial = 1;
+    fresh->tid = survivor;
+    fresh->cost = kept->record->cost;
+    fresh->live = true;
+    for (size_t i = 1; i <= kept->stack.depth(); ++i)
+      fresh->profile.RecordCall(kept->stack.at(i).routine);
+    kept->record = fresh;
+  }
+  for (ThreadRecord* record : records_) Delete(record);
+  records_.clear();
+  if (fresh) records_.push_back(fresh);
+  current_ = kept;
+}
+
 void Engine::SwitchTo(ThreadId tid) {
   LiveThread* thread = LiveThreadOf(tid);
   if (thread && thread == current_) return;
@@ -83,8 +108,8 @@ void Engine::Return() {
 
 void Engine::CompleteTopActivation(LiveThread& thread) {
   const ActivationResult result = thread.stack.Pop(thread.record->cost);
-  thread.record->profile.RecordActivation(result);
-  if (observer_) observer_(observer_context_, *thread.record, result);
+  thread.record->profile.RecordActivation(result, recording_);
+  if (recording_ && observer_) observer_(observer_context_, *thread.record, result);
 }
 
 // --- Memory accesses -----------------------------------------------------------

@@ -73,6 +73,15 @@ class Engine {
   void SwitchTo(ThreadId tid);
   // Completes every pending activation of every thread (end of program).
   void ExitAllThreads();
+  // In the child of a fork(): only `survivor` goes on, and the profile
+  // starts empty (the parent reports what happened before the fork).
+  // Pending activations of the survivor stay pending; other threads vanish.
+  void ResetAfterFork(ThreadId survivor);
+
+  // While false, completed activations are not recorded in the profile;
+  // input sizes are still computed exactly (client requests that stop and
+  // start collection).
+  void set_recording(bool recording) { recording_ = recording; }
 
   // --- Events of the current thread ----------------------------------------
   void Call(RoutineId routine);
@@ -133,6 +142,7 @@ class Engine {
   InternalVector<ThreadRecord*> records_;
   LiveThread* current_ = nullptr;
   EngineStatistics stats_{};
+  bool recording_ = true;
   ActivationObserver observer_ = nullptr;
   void* observer_context_ = nullptr;
 };

@@ -24,14 +24,16 @@ RoutineTotals& ThreadProfile::TotalsOf(RoutineId routine) {
 
 void ThreadProfile::RecordCall(RoutineId routine) { ++TotalsOf(routine).pending; }
 
-void ThreadProfile::RecordActivation(const ActivationResult& a) {
+void ThreadProfile::RecordActivation(const ActivationResult& a, bool record) {
+  RoutineTotals& totals = TotalsOf(a.routine);
+  const bool outermost = --totals.pending == 0;
+  if (!record) return;
   AddToTuple(tables_[static_cast<u32>(InputMetric::kTrms)].FindOrInsert({a.routine, a.trms}), a);
   AddToTuple(tables_[static_cast<u32>(InputMetric::kRms)].FindOrInsert({a.routine, a.rms}), a);
 
-  RoutineTotals& totals = TotalsOf(a.routine);
   ++totals.calls;
   totals.self_cost += a.self_cost;
-  if (--totals.pending == 0) totals.cumulative_cost += a.cost;
+  if (outermost) totals.cumulative_cost += a.cost;
 }
 
 }  // namespace aprof

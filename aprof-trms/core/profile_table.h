@@ -74,7 +74,9 @@ class ThreadProfile {
   ThreadProfile& operator=(const ThreadProfile&) = delete;
 
   void RecordCall(RoutineId routine);
-  void RecordActivation(const ActivationResult& a);
+  // Every call is matched by one completion; `record` says whether the
+  // completed activation enters the tables and totals.
+  void RecordActivation(const ActivationResult& a, bool record = true);
 
   const InputSizeTable& table(InputMetric metric) const {
     return tables_[static_cast<u32>(metric)];

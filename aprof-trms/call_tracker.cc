@@ -1,0 +1,146 @@
+// Copyright (C) 2026, the aprof-trms authors.
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "call_tracker.h"
+
+#include "runtime_hooks.h"
+#include "valgrind_headers.h"
+
+namespace aprof {
+
+CallTracker::~CallTracker() {
+  for (ThreadCalls* t : threads_) Delete(t);
+}
+
+CallTracker::ThreadCalls& CallTracker::CallsOf(ThreadId tid) {
+  if (tid >= threads_.size()) threads_.resize(tid + 1);
+  if (!threads_[tid]) threads_[tid] = New<ThreadCalls>();
+  return *threads_[tid];
+}
+
+void CallTracker::ForgetThread(ThreadId tid) {
+  if (tid >= threads_.size() || !threads_[tid]) return;
+  if (current_ == threads_[tid]) current_ = nullptr;
+  Delete(threads_[tid]);
+  threads_[tid] = nullptr;
+}
+
+void CallTracker::ThreadCreated(ThreadId tid) {
+  ForgetThread(tid);
+  engine_.StartThread(tid);
+  CallsOf(tid);
+}
+
+void CallTracker::ThreadExited(ThreadId tid) {
+  engine_.ExitThread(tid);
+  ForgetThread(tid);
+}
+
+void CallTracker::SwitchTo(ThreadId tid) {
+  ThreadCalls& next = CallsOf(tid);
+  if (current_ == &next) return;
+  // g_last_exit belongs to the running thread: park it with the thread.
+  if (current_) current_->previous_exit = g_last_exit;
+  g_last_exit = next.previous_exit;
+  current_ = &next;
+  engine_.SwitchTo(tid);
+}
+
+void CallTracker::SignalDelivered(ThreadId tid) {
+  SwitchTo(tid);
+  ThreadCalls& t = *current_;
+  t.signals.push_back({t.frames.size(), t.previous_block, g_last_exit, false, false});
+}
+
+void CallTracker::SignalReturned(ThreadId tid) {
+  SwitchTo(tid);
+  ThreadCalls& t = *current_;
+  if (t.signals.empty()) return;  // the handler was left by a jump earlier
+  const SignalContext context = t.signals.back();
+  t.signals.pop_back();
+  while (t.frames.size() > context.barrier) Pop(t);
+  // Resume as if the interrupted block had just left by its own exit.
+  t.previous_block = context.interrupted_block;
+  g_last_exit = context.interrupted_exit;
+}
+
+void CallTracker::Push(ThreadCalls& t, SuperblockInfo* block, uptr stack_pointer) {
+  if (block->section == Vg_SectPLT) return;  // the stub jumps on to the callee
+  if (!block->routine_known) {
+    block->routine = routines_.IdFor(block->address);
+    block->routine_transparent = routines_.info(block->routine).transparent;
+    block->routine_known = true;
+  }
+  if (block->routine_transparent) return;
+  t.frames.push_back({stack_pointer});
+  engine_.Call(block->routine);
+  if (!t.signals.empty() && t.frames.size() > t.signals.back().barrier)
+    t.signals.back().handler_had_frame = true;
+}
+
+void CallTracker::Pop(ThreadCalls& t) {
+  t.frames.pop_back();
+  engine_.Return();
+}
+
+bool CallTracker::Unwind(ThreadCalls& t, uptr stack_pointer, ExitKind how) {
+  bool popped = false;
+  for (;;) {
+    const size_t floor = t.signals.empty() ? 0 : t.signals.back().barrier;
+    while (t.frames.size() > floor && t.frames.back().stack_pointer < stack_pointer) {
+      Pop(t);
+      popped = true;
+    }
+    if (t.signals.empty() || t.frames.size() > floor) return popped;
+    const SignalContext& context = t.signals.back();
+    // All frames of the innermost handler are gone. After a normal return
+    // the handler's sigreturn closes the context; after a jump (siglongjmp)
+    // the handler is left for good and unwinding continues below it.
+    if (!context.handler_had_frame || !popped || how == ExitKind::kReturn) return popped;
+    t.signals.pop_back();
+  }
+}
+
+void CallTracker::OnSuperblockEntry(SuperblockInfo* block, uptr stack_pointer) {
+  ThreadCalls& t = *current_;
+  const SuperblockInfo* previous = t.previous_block;
+  ExitInfo exit{ExitKind::kSystem, 0};
+  if (previous && g_last_exit < previous->exit_count) exit = previous->exits[g_last_exit];
+  // The previous block's instructions ran in the frame that is on top now.
+  if (cost_is_instructions_) engine_.AddCost(exit.instructions);
+
+  if (!t.signals.empty() && !t.signals.back().handler_entered) {
+    t.signals.back().handler_entered = true;
+    Push(t, block, stack_pointer);  // the signal handler
+  } else if (!previous) {
+    Push(t, block, stack_pointer);  // first block of the thread
+  } else {
+    const bool unwound = Unwind(t, stack_pointer, exit.kind);
+    bool call = exit.kind == ExitKind::kCall;
+    // A jump (or a return that returned to nothing: push/ret) that enters a
+    // function, another object or another section is a call: tail calls,
+    // PLT stubs, the lazy-binding resolver jumping on. Not after unwinding:
+    // longjmp and exception landing pads enter code that was already active.
+    if (!unwound && (exit.kind == ExitKind::kJump || exit.kind == ExitKind::kReturn)) {
+      call = block->is_function_entry || block->object != previous->object ||
+             block->section != previous->section;
+    }
+    if (call) Push(t, block, stack_pointer);
+  }
+
+  if (!cost_is_instructions_) engine_.AddCost(1);
+  t.previous_block = block;
+}
+
+void CallTracker::ExitAllThreads() {
+  engine_.ExitAllThreads();
+  for (ThreadId tid = 0; tid < threads_.size(); ++tid) ForgetThread(tid);
+}
+
+void CallTracker::ResetAfterFork(ThreadId tid) {
+  for (ThreadId other = 0; other < threads_.size(); ++other)
+    if (other != tid) ForgetThread(other);
+  engine_.ResetAfterFork(tid);
+  current_ = &CallsOf(tid);
+}
+
+}  // namespace aprof

@@ -1,0 +1,103 @@
+// Copyright (C) 2026, the aprof-trms authors.
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "options.h"
+
+#include "valgrind_headers.h"
+
+namespace aprof {
+
+namespace {
+
+// Zero-initialised storage: global constructors never run inside the tool,
+// so the options are constructed on first use.
+alignas(Options) char options_storage[sizeof(Options)];
+bool options_constructed = false;
+
+// Reports a bad value; while the command line is parsed this stops Valgrind
+// with exit status 1, like the core's own option checks.
+void BadOption(const char* arg, const char* expected) {
+  VG_(fmsg_bad_option)(arg, "expected %s\n", expected);
+}
+
+}  // namespace
+
+Options& TheOptions() {
+  if (!options_constructed) {
+    new (options_storage) Options();
+    options_constructed = true;
+  }
+  return *reinterpret_cast<Options*>(options_storage);
+}
+
+bool ProcessCommandLineOption(const char* arg) {
+  Options& o = TheOptions();
+  const HChar* value;
+  Long number;
+  if (VG_STR_CLO(arg, "--memory-resolution", value)) {
+    const unsigned n = static_cast<unsigned>(VG_(strtoll10)(value, nullptr));
+    if (VG_(strlen)(value) > 2 || (n != 1 && n != 2 && n != 4 && n != 8 && n != 16))
+      BadOption(arg, "1, 2, 4, 8 or 16 (bytes per memory cell)");
+    o.memory_resolution = n;
+  } else if (VG_STR_CLO(arg, "--cost-metric", value)) {
+    if (VG_STREQ(value, "bb"))
+      o.cost_metric = CostMetric::kBasicBlocks;
+    else if (VG_STREQ(value, "instructions"))
+      o.cost_metric = CostMetric::kInstructions;
+    else
+      BadOption(arg, "bb or instructions");
+  } else if (VG_STR_CLO(arg, "--aprof-out-file", value)) {
+    if (value[0] == '\0') BadOption(arg, "a file name");
+    o.out_file = value;
+  } else if (VG_STR_CLO(arg, "--syscall-input", value)) {
+    if (VG_STREQ(value, "all"))
+      o.syscall_input = SyscallInput::kAll;
+    else if (VG_STREQ(value, "io"))
+      o.syscall_input = SyscallInput::kIo;
+    else
+      BadOption(arg, "all or io");
+  } else if (VG_STR_CLO(arg, "--skip-routine", value)) {
+    if (value[0] == '\0') BadOption(arg, "a routine name pattern");
+    o.skip_patterns.push_back(value);
+  } else if (VG_BOOL_CLO(arg, "--collect-atstart", o.collect_at_start)) {
+  } else if (VG_BINT_CLO(arg, "--overflow-threshold", number, 64, kMaxTimestamp)) {
+    o.overflow_threshold = static_cast<Timestamp>(number);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void PrintUsage() {
+  VG_(printf)(
+      "    --memory-resolution=1|2|4|8|16  bytes per memory cell; input sizes\n"
+      "                                    count cells [4]\n"
+      "    --cost-metric=bb|instructions   cost unit: executed basic blocks\n"
+      "                                    (superblocks) or guest instructions [bb]\n"
+      "    --aprof-out-file=<file>         report file name; %%p is the pid,\n"
+      "                                    %%q{VAR} an environment variable\n"
+      "                                    [aprof-trms.out.%%p]\n"
+      "    --syscall-input=all|io          memory written by which system calls is\n"
+      "                                    external input: every system call, or\n"
+      "                                    only data transfer (read, recv...) [all]\n"
+      "    --skip-routine=<pattern>        routines whose name matches the glob\n"
+      "                                    (* and ?) are not profiled; their cost and\n"
+      "                                    input count for their caller (repeatable)\n"
+      "    --collect-atstart=no|yes        record activations from the start, or\n"
+      "                                    only after APROF_TRMS_START_COLLECTION [yes]\n");
+}
+
+void PrintDebugUsage() {
+  VG_(printf)(
+      "    --overflow-threshold=<n>        renumber timestamps when the counter\n"
+      "                                    reaches n (64..2^31-1) [2^31-1]\n");
+}
+
+const char* CostMetricName(CostMetric metric) {
+  return metric == CostMetric::kBasicBlocks ? "bb" : "instructions";
+}
+
+const char* SyscallInputName(SyscallInput input) {
+  return input == SyscallInput::kAll ? "all" : "io";
+}
+
+}  // namespace aprof

@@ -1,0 +1,39 @@
+// Command-line options of the tool: parsing, validation and --help text.
+//
+// Copyright (C) 2026, the aprof-trms authors.
+// SPDX-License-Identifier: GPL-2.0-or-later
+#ifndef APROF_OPTIONS_H
+#define APROF_OPTIONS_H
+
+#include "core/engine.h"
+#include "core/internal_vector.h"
+
+namespace aprof {
+
+enum class CostMetric { kBasicBlocks, kInstructions };
+enum class SyscallInput { kAll, kIo };
+
+struct Options {
+  unsigned memory_resolution = 4;  // bytes per cell
+  CostMetric cost_metric = CostMetric::kBasicBlocks;
+  const char* out_file = "aprof-trms.out.%p";
+  SyscallInput syscall_input = SyscallInput::kAll;
+  InternalVector<const char*> skip_patterns;  // --skip-routine globs
+  bool collect_at_start = true;
+  Timestamp overflow_threshold = kMaxTimestamp;
+};
+
+// The options of this run (valid after command-line processing).
+Options& TheOptions();
+
+// Valgrind's command-line hooks.
+bool ProcessCommandLineOption(const char* arg);
+void PrintUsage();
+void PrintDebugUsage();
+
+const char* CostMetricName(CostMetric metric);
+const char* SyscallInputName(SyscallInput input);
+
+}  // namespace aprof
+
+#endif  // APROF_OPTIONS_H

@@ -1,0 +1,44 @@
+// What the call tracker needs to know about a translated superblock: where
+// it is, whether it starts a function, and how each of its exits leaves it.
+// Built once per translation by the instrumenter; never freed, because a
+// thread may still refer to the block it executed last when Valgrind
+// discards the translation (a few dozen bytes per block of guest code).
+//
+// Copyright (C) 2026, the aprof-trms authors.
+// SPDX-License-Identifier: GPL-2.0-or-later
+#ifndef APROF_SUPERBLOCK_INFO_H
+#define APROF_SUPERBLOCK_INFO_H
+
+#include "core/types.h"
+
+namespace aprof {
+
+enum class ExitKind : u8 {
+  kJump,    // fall-through, branch or indirect jump
+  kCall,
+  kReturn,
+  kSystem,  // system call, client request and other trips to the core
+};
+
+struct ExitInfo {
+  ExitKind kind;
+  // Guest instructions executed in the block when it leaves by this exit.
+  u32 instructions;
+};
+
+struct SuperblockInfo {
+  uptr address;
+  const void* object;  // the DebugInfo of the block's ELF object, or null
+  int section;         // VgSectKind of the block's address
+  bool is_function_entry;
+  // The routine started at this address, resolved on the first call here.
+  bool routine_known;
+  bool routine_transparent;
+  RoutineId routine;
+  u32 exit_count;
+  ExitInfo exits[1];  // exit_count entries: side exits in order, then the final exit
+};
+
+}  // namespace aprof
+
+#endif  // APROF_SUPERBLOCK_INFO_H
