@@ -59,7 +59,18 @@ class SuperblockInstrumenter {
     addStmtToIRSB(out_, IRStmt_Dirty(call));
   }
 
+  // Emits a read or write event, unless an earlier unconditional access of
+  // this superblock already made it a no-op: the global counter cannot move
+  // inside a superblock (calls, switches and system calls end superblocks),
+  // so re-reading a cell read or written at the same timestamp changes
+  // nothing, and neither does re-writing a written cell. Flat IR is in SSA
+  // form: equal address atoms are equal addresses.
   void AddAccess(bool write, IRExpr* address, Int size, IRExpr* guard = nullptr) {
+    for (u32 i = 0; i < covered_count_; ++i) {
+      const CoveredAccess& c = covered_[i];
+      if (c.size >= size && (c.write || !write) && eqIRAtom(c.address, address)) return;
+    }
+    if (!guard && covered_count_ < kMaxCovered) covered_[covered_count_++] = {address, size, write};
     AddCall(write ? "aprof_write" : "aprof_read",
             write ? reinterpret_cast<void*>(&OnWrite) : reinterpret_cast<void*>(&OnRead),
             mkIRExprVec_2(address, mkIRExpr_HWord(size)), guard);
@@ -153,8 +164,17 @@ class SuperblockInstrumenter {
     ++exits_recorded_;
   }
 
+  struct CoveredAccess {
+    IRExpr* address;
+    Int size;
+    bool write;
+  };
+  static constexpr u32 kMaxCovered = 32;
+
   IRSB* const in_;
   const VexGuestLayout* const layout_;
+  CoveredAccess covered_[kMaxCovered];
+  u32 covered_count_ = 0;
   IRSB* const out_;
   SuperblockInfo* info_;
   u32 instructions_ = 0;

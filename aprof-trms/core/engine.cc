@@ -129,7 +129,7 @@ bool Engine::CellRange(uptr address, uptr size, uptr* first, uptr* last) {
   return true;
 }
 
-void Engine::Read(uptr address, uptr size) {
+void Engine::ReadCells(uptr address, uptr size) {
   uptr first, last;
   if (!CellRange(address, size, &first, &last)) return;
   for (uptr cell = first; cell <= last; ++cell) ReadCell(*current_, cell);
@@ -168,13 +168,10 @@ void Engine::ReadCell(LiveThread& thread, uptr cell) {
   }
 }
 
-void Engine::Write(uptr address, uptr size) {
+void Engine::WriteCells(uptr address, uptr size) {
   uptr first, last;
   if (!CellRange(address, size, &first, &last)) return;
-  for (uptr cell = first; cell <= last; ++cell) {
-    *current_->memory.Slot(cell) = count_;
-    *global_writes_.Slot(cell) = count_;
-  }
+  for (uptr cell = first; cell <= last; ++cell) WriteCell(*current_, cell);
 }
 
 // Figure 12: one counter step for the whole buffer (no thread access can

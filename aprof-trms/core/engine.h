@@ -87,8 +87,23 @@ class Engine {
   void Call(RoutineId routine);
   void Return();
   void AddCost(u64 amount) { current_->record->cost += amount; }
-  void Read(uptr address, uptr size);
-  void Write(uptr address, uptr size);
+  // Accesses within one cell (most of them) take the inline path.
+  void Read(uptr address, uptr size) {
+    const uptr cell = address >> options_.resolution_shift;
+    if (__builtin_expect(cell == (address + size - 1) >> options_.resolution_shift &&
+                             address < ShadowMemory::kAddressLimit && size != 0, 1))
+      ReadCell(*current_, cell);
+    else
+      ReadCells(address, size);
+  }
+  void Write(uptr address, uptr size) {
+    const uptr cell = address >> options_.resolution_shift;
+    if (__builtin_expect(cell == (address + size - 1) >> options_.resolution_shift &&
+                             address < ShadowMemory::kAddressLimit && size != 0, 1))
+      WriteCell(*current_, cell);
+    else
+      WriteCells(address, size);
+  }
   // The kernel reads user memory for a system call (e.g. write()): a read by
   // the calling thread, as if the system call were a subroutine.
   void KernelRead(uptr address, uptr size) { Read(address, size); }
@@ -128,6 +143,12 @@ class Engine {
   void Renumber();  // renumbering.cc
 
   void ReadCell(LiveThread& thread, uptr cell);
+  void WriteCell(LiveThread& thread, uptr cell) {
+    *thread.memory.Slot(cell) = count_;
+    *global_writes_.Slot(cell) = count_;
+  }
+  void ReadCells(uptr address, uptr size);
+  void WriteCells(uptr address, uptr size);
   void CompleteTopActivation(LiveThread& thread);
   // Cells [first, last] covered by an access; false if none is tracked.
   bool CellRange(uptr address, uptr size, uptr* first, uptr* last);

@@ -40,16 +40,18 @@ class ShadowMemory {
   // Slot of a cell (cell index = address >> shift, below cell_limit()),
   // allocating its chunk if needed.
   Timestamp* Slot(uptr cell) {
-    uptr chunk_index = cell >> (kChunkAddressBits - shift_);
-    Timestamp* chunk = ChunkFor(chunk_index, /*allocate=*/true);
+    const uptr chunk_index = cell >> (kChunkAddressBits - shift_);
+    Timestamp* chunk = chunk_index == cached_chunk_index_ ? cached_chunk_
+                                                           : ChunkFor(chunk_index, /*allocate=*/true);
     return chunk + (cell & (cells_per_chunk() - 1));
   }
 
   // Timestamp of a cell, 0 if it was never written.
-  Timestamp Get(uptr cell) const {
-    uptr chunk_index = cell >> (kChunkAddressBits - shift_);
-    const Timestamp* chunk =
-        const_cast<ShadowMemory*>(this)->ChunkFor(chunk_index, /*allocate=*/false);
+  Timestamp Get(uptr cell) {
+    const uptr chunk_index = cell >> (kChunkAddressBits - shift_);
+    const Timestamp* chunk = chunk_index == cached_chunk_index_
+                                 ? cached_chunk_
+                                 : ChunkFor(chunk_index, /*allocate=*/false);
     return chunk ? chunk[cell & (cells_per_chunk() - 1)] : 0;
   }
 
@@ -74,6 +76,8 @@ class ShadowMemory {
   static constexpr uptr kPrimaryEntries = uptr{1} << kPrimaryBits;
   static constexpr uptr kSecondaryEntries = uptr{1} << kSecondaryBits;
 
+  // Looks a chunk up in the tables and remembers it: accesses cluster, so
+  // most lookups hit the chunk of the previous one.
   Timestamp* ChunkFor(uptr chunk_index, bool allocate) {
     Timestamp** secondary = primary_[chunk_index >> kSecondaryBits];
     if (__builtin_expect(secondary == nullptr, 0)) {
@@ -81,7 +85,12 @@ class ShadowMemory {
       secondary = AllocateSecondary(chunk_index >> kSecondaryBits);
     }
     Timestamp*& chunk = secondary[chunk_index & (kSecondaryEntries - 1)];
-    if (__builtin_expect(chunk == nullptr, 0) && allocate) chunk = AllocateChunk();
+    if (__builtin_expect(chunk == nullptr, 0)) {
+      if (!allocate) return nullptr;
+      chunk = AllocateChunk();
+    }
+    cached_chunk_index_ = chunk_index;
+    cached_chunk_ = chunk;
     return chunk;
   }
 
@@ -91,6 +100,8 @@ class ShadowMemory {
 
   const unsigned shift_;
   Timestamp*** primary_;
+  uptr cached_chunk_index_ = ~uptr{0};  // no chunk has this index
+  Timestamp* cached_chunk_ = nullptr;
   // Primary entries that hold a secondary table, so that walks over the
   // shadow never scan the mostly empty primary table.
   InternalVector<uptr> used_primary_indices_;

@@ -40,8 +40,13 @@ ActivationResult ShadowStack::Pop(u64 cost_now) {
 }
 
 Frame& ShadowStack::LatestStartedAtOrBefore(Timestamp ts) {
-  // Invariant: frames_[lo].ts <= ts < frames_[hi].ts (hi may be past the end).
-  size_t lo = 0, hi = frames_.size();
+  // Most often the cell was last touched by the caller of the top
+  // activation (a loop calling a routine on the same data): try it first.
+  const size_t n = frames_.size();
+  if (frames_[n - 1].ts <= ts) return frames_[n - 1];
+  if (frames_[n - 2].ts <= ts) return frames_[n - 2];  // n >= 2: the root's ts is minimal
+  // Invariant: frames_[lo].ts <= ts < frames_[hi].ts.
+  size_t lo = 0, hi = n - 2;
   while (hi - lo > 1) {
     size_t mid = lo + (hi - lo) / 2;
     if (frames_[mid].ts <= ts)
