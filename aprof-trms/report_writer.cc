@@ -195,7 +195,8 @@ bool CheckReportPathWritable() {
   char* tmp = TemporaryPath(path);
   const Int fd = CreateFile(tmp);
   if (fd < 0) {
-    VG_(fmsg)("aprof-trms: cannot create the report file %s: %s\n", tmp, VG_(strerror)(-fd));
+    VG_(fmsg)("aprof-trms: cannot write the report %s (creating %s: %s)\n", path, tmp,
+              VG_(strerror)(-fd));
   } else {
     VG_(close)(fd);
     VG_(unlink)(tmp);
@@ -211,7 +212,8 @@ bool WriteReport(const ReportContext& context) {
   bool ok = false;
   const Int fd = CreateFile(tmp);
   if (fd < 0) {
-    VG_(umsg)("aprof-trms: cannot create the report file %s: %s\n", tmp, VG_(strerror)(-fd));
+    VG_(umsg)("aprof-trms: cannot write the report %s (creating %s: %s)\n", path, tmp,
+              VG_(strerror)(-fd));
   } else {
     RecordWriter* out = New<RecordWriter>(fd);
     WriteRecords(*out, context);
