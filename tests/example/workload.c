@@ -1,0 +1,127 @@
+/* The bundled example profiled by scripts/run-example.sh (and used by the
+   end-to-end test of the scripts). Each routine has a known growth:
+
+   sum_array(a, n)        linear: reads n ints            (RMS = TRMS = n)
+   insertion_sort(a, n)   quadratic on reversed input     (RMS = TRMS = n)
+   consume_items(n)       reads one shared cell n times, each time after the
+                          producer thread rewrote it      (RMS = 1, TRMS = n)
+   read_chunks(fd, k)     read()s k chunks into one small buffer and reads
+                          its first word each time        (RMS = 1, TRMS = k,
+                                                           all external)
+
+   Two worker threads call sum_array and insertion_sort on sizes 1..max.
+   Usage: workload [max_size]   (default 200)
+
+   Copyright (C) 2026, the aprof-trms authors.
+   SPDX-License-Identifier: GPL-2.0-or-later */
+#include <fcntl.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline))
+
+static int max_size = 200;
+
+NOINLINE long sum_array(const int* a, int n) {
+  long s = 0;
+  for (int i = 0; i < n; i++) s += a[i];
+  return s;
+}
+
+NOINLINE void insertion_sort(int* a, int n) {
+  for (int i = 1; i < n; i++) {
+    int v = a[i], j = i - 1;
+    while (j >= 0 && a[j] > v) {
+      a[j + 1] = a[j];
+      j--;
+    }
+    a[j + 1] = v;
+  }
+}
+
+static void* worker(void* arg) {
+  const int first = (int)(long)arg;
+  int* a = malloc(sizeof(int) * max_size);
+  long total = 0;
+  for (int n = first; n <= max_size; n += 2) {
+    for (int i = 0; i < n; i++) a[i] = n - i; /* reversed: the worst case */
+    total += sum_array(a, n);
+    insertion_sort(a, n);
+  }
+  free(a);
+  return (void*)total;
+}
+
+/* Producer/consumer over one shared cell (the paper's Figure 2). */
+static volatile int shared_item;
+static sem_t full, empty;
+
+NOINLINE void produce_item(int v) { shared_item = v; }
+
+static void* producer(void* arg) {
+  const int n = (int)(long)arg;
+  for (int i = 0; i < n; i++) {
+    sem_wait(&empty);
+    produce_item(i);
+    sem_post(&full);
+  }
+  return NULL;
+}
+
+NOINLINE long consume_items(int n) {
+  long s = 0;
+  for (int i = 0; i < n; i++) {
+    sem_wait(&full);
+    s += shared_item;
+    sem_post(&empty);
+  }
+  return s;
+}
+
+/* Buffered reads from a file (the paper's Figure 3). */
+NOINLINE long read_chunks(int fd, int k) {
+  int buffer[16];
+  long s = 0;
+  for (int i = 0; i < k; i++) {
+    if (read(fd, buffer, sizeof buffer) != sizeof buffer) break;
+    s += buffer[0];
+  }
+  return s;
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1) max_size = atoi(argv[1]);
+  if (max_size < 1) {
+    fprintf(stderr, "usage: %s [max_size >= 1]\n", argv[0]);
+    return 2;
+  }
+
+  pthread_t threads[2];
+  for (long t = 0; t < 2; t++) pthread_create(&threads[t], NULL, worker, (void*)(t + 1));
+  long total = 0;
+  for (int t = 0; t < 2; t++) {
+    void* r;
+    pthread_join(threads[t], &r);
+    total += (long)r;
+  }
+
+  sem_init(&full, 0, 0);
+  sem_init(&empty, 0, 1);
+  for (int n = 10; n <= 50; n += 10) {
+    pthread_t p;
+    pthread_create(&p, NULL, producer, (void*)(long)n);
+    total += consume_items(n);
+    pthread_join(p, NULL);
+  }
+
+  int fd = open("/dev/zero", O_RDONLY);
+  if (fd >= 0) {
+    for (int k = 8; k <= 64; k *= 2) total += read_chunks(fd, k);
+    close(fd);
+  }
+  printf("workload done: %ld\n", total);
+  return 0;
+}
