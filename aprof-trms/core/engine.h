@@ -89,17 +89,15 @@ class Engine {
   void AddCost(u64 amount) { current_->record->cost += amount; }
   // Accesses within one cell (most of them) take the inline path.
   void Read(uptr address, uptr size) {
-    const uptr cell = address >> options_.resolution_shift;
-    if (__builtin_expect(cell == (address + size - 1) >> options_.resolution_shift &&
-                             address < ShadowMemory::kAddressLimit && size != 0, 1))
+    uptr cell;
+    if (WithinOneCell(address, size, &cell))
       ReadCell(*current_, cell);
     else
       ReadCells(address, size);
   }
   void Write(uptr address, uptr size) {
-    const uptr cell = address >> options_.resolution_shift;
-    if (__builtin_expect(cell == (address + size - 1) >> options_.resolution_shift &&
-                             address < ShadowMemory::kAddressLimit && size != 0, 1))
+    uptr cell;
+    if (WithinOneCell(address, size, &cell))
       WriteCell(*current_, cell);
     else
       WriteCells(address, size);
@@ -142,6 +140,12 @@ class Engine {
   }
   void Renumber();  // renumbering.cc
 
+  bool WithinOneCell(uptr address, uptr size, uptr* cell) const {
+    *cell = address >> options_.resolution_shift;
+    return __builtin_expect(*cell == (address + size - 1) >> options_.resolution_shift &&
+                                address < ShadowMemory::kAddressLimit && size != 0,
+                            1);
+  }
   void ReadCell(LiveThread& thread, uptr cell);
   void WriteCell(LiveThread& thread, uptr cell) {
     *thread.memory.Slot(cell) = count_;
