@@ -1,0 +1,594 @@
+#!/usr/bin/env python3
+"""Reader of aprof-trms reports (format version 1, docs/report-format.md).
+
+Python 3 standard library only. Every analysis script reads reports through
+this module:
+
+    import aprof_report
+    report = aprof_report.load("aprof-trms.out.4242")
+    for routine in aprof_report.routines_named(report, "consume_data"):
+        print(aprof_report.activations(report, routine))
+        for size, t in sorted(aprof_report.tuples(report, "trms", routine).items()):
+            print(size, t.calls, t.max_cost)
+
+A malformed report raises ReportError("FILE:LINE: what is wrong"). The parser
+checks the syntax (tags, field counts, integers, escapes), the record order,
+references between records and the final `end` record; consistency_problems()
+checks the relations between the numbers that every correct report satisfies.
+
+Run as a script, it checks the reports named on the command line:
+    python3 aprof_report.py [--summary] REPORT...
+"""
+import dataclasses
+import os
+import re
+import sys
+from typing import Dict, List, Optional, Tuple, Union
+
+__all__ = [
+    "FORMAT_VERSION", "MAGIC", "METRICS", "ReportError",
+    "Header", "Thread", "Routine", "Totals", "CostTuple", "Report",
+    "load", "loads", "unescape", "escape",
+    "routines_named", "routine_named", "activations", "totals", "tuples",
+    "consistency_problems",
+]
+
+MAGIC = "aprof-trms-report"
+FORMAT_VERSION = 1
+METRICS = ("trms", "rms")
+COST_METRICS = ("bb", "instructions")
+RESOLUTIONS = (1, 2, 4, 8, 16)
+SYSCALL_INPUTS = ("all", "io")
+
+
+class ReportError(Exception):
+    """A report that does not follow the format; str() is 'FILE:LINE: message'."""
+
+    def __init__(self, path: str, line: int, message: str):
+        super().__init__(f"{path}:{line}: {message}")
+        self.path = path
+        self.line = line
+        self.message = message
+
+
+# ---------------------------------------------------------------------------
+# Records.
+# ---------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Header:
+    version: int
+    tool: str              # "aprof-trms"
+    tool_version: str
+    valgrind_version: str
+    command: Tuple[str, ...]   # executable, then its arguments
+    pid: int
+    ppid: int
+    cost_metric: str       # "bb" or "instructions"
+    memory_resolution: int  # bytes per cell
+    syscall_input: str     # "all" or "io"
+
+
+@dataclasses.dataclass(frozen=True)
+class Thread:
+    serial: int            # 1, 2, 3... in start order
+    tid: int               # Valgrind's thread id
+    total_cost: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Routine:
+    id: int
+    address: int           # entry address
+    object: str            # ELF object path, or "???"
+    name: str              # demangled name, or "0x..." without a symbol
+    mangled: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Totals:
+    thread: int            # thread serial; 0 when merged over threads
+    routine: int           # routine id
+    calls: int
+    self_cost: int
+    cumulative_cost: int   # outermost activations only
+
+
+@dataclasses.dataclass(frozen=True)
+class CostTuple:
+    """Activations of one routine (in one thread) with one input size."""
+    thread: int            # thread serial; 0 when merged over threads
+    routine: int
+    size: int              # TRMS or RMS, in cells
+    calls: int
+    min_cost: int
+    max_cost: int
+    sum_cost: int
+    sum_sq_cost: int       # may exceed 64 bits
+    sum_self_cost: int
+    sum_thread_induced: int
+    sum_external: int
+
+
+@dataclasses.dataclass
+class Report:
+    path: str
+    header: Header
+    threads: Dict[int, Thread]                      # by serial
+    routines: Dict[int, Routine]                    # by id
+    totals: Dict[Tuple[int, int], Totals]           # by (thread, routine)
+    trms: Dict[Tuple[int, int, int], CostTuple]     # by (thread, routine, size)
+    rms: Dict[Tuple[int, int, int], CostTuple]
+
+    def metric(self, name: str) -> Dict[Tuple[int, int, int], CostTuple]:
+        if name not in METRICS:
+            raise ValueError(f"unknown input metric {name!r} (expected one of {METRICS})")
+        return self.trms if name == "trms" else self.rms
+
+
+# ---------------------------------------------------------------------------
+# Lexical level.
+# ---------------------------------------------------------------------------
+
+_UNESCAPE = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
+_ESCAPE = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+_INT = re.compile(r"[0-9]+\Z")
+_ADDRESS = re.compile(r"0x[0-9a-f]+\Z")
+
+
+def unescape(text: str) -> str:
+    """Undoes the escapes of a text field; ValueError on an invalid escape."""
+    if "\\" not in text:
+        return text
+    out = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            if i + 1 == len(text):
+                raise ValueError("text field ends with a lone backslash")
+            e = text[i + 1]
+            if e not in _UNESCAPE:
+                raise ValueError(f"invalid escape '\\{e}' in text field")
+            out.append(_UNESCAPE[e])
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def escape(text: str) -> str:
+    """The inverse of unescape() (for writers of reports and of tests)."""
+    return "".join(_ESCAPE.get(c, c) for c in text)
+
+
+# ---------------------------------------------------------------------------
+# Parser.
+# ---------------------------------------------------------------------------
+
+# tag -> (number of fields after the tag or None for "at least 1", order rank)
+_HEADER_TAGS = ("tool", "command", "pid", "cost-metric", "memory-resolution",
+                "syscall-input")
+_TAGS = {
+    MAGIC: (1, 0),
+    "tool": (3, 1), "command": (None, 2), "pid": (2, 3), "cost-metric": (1, 4),
+    "memory-resolution": (1, 5), "syscall-input": (1, 6),
+    "thread": (3, 7), "routine": (5, 8), "totals": (5, 9),
+    "trms": (11, 10), "rms": (11, 11), "end": (1, 12),
+}
+_TUPLE_FIELDS = ("thread", "routine", "size", "calls", "min_cost", "max_cost",
+                 "sum_cost", "sum_sq_cost", "sum_self_cost",
+                 "sum_thread_induced", "sum_external")
+
+
+class _Parser:
+    def __init__(self, path: str):
+        self.path = path
+        self.lineno = 0
+        self.header: Dict[str, object] = {}
+        self.threads: Dict[int, Thread] = {}
+        self.routines: Dict[int, Routine] = {}
+        self.routine_keys: Dict[Tuple[str, int], int] = {}
+        self.totals: Dict[Tuple[int, int], Totals] = {}
+        self.metrics: Dict[str, Dict[Tuple[int, int, int], CostTuple]] = {"trms": {}, "rms": {}}
+        self.last_tuple_key: Optional[Tuple[int, int, int]] = None
+        self.last_tuple_tag = ""
+        self.rank = -1
+        self.last_tag = ""
+        self.seen_end = False
+
+    def error(self, message: str) -> ReportError:
+        return ReportError(self.path, self.lineno, message)
+
+    def int_field(self, tag: str, what: str, text: str) -> int:
+        if not _INT.match(text):
+            raise self.error(f"'{tag}' record: {what} is not an unsigned decimal integer: {text!r}")
+        return int(text)
+
+    def text_field(self, tag: str, what: str, text: str) -> str:
+        try:
+            return unescape(text)
+        except ValueError as e:
+            raise self.error(f"'{tag}' record: {what}: {e}") from None
+
+    def thread_ref(self, tag: str, serial: int) -> None:
+        if serial not in self.threads:
+            raise self.error(f"'{tag}' record refers to undefined thread {serial}")
+
+    def routine_ref(self, tag: str, ident: int) -> None:
+        if ident not in self.routines:
+            raise self.error(f"'{tag}' record refers to undefined routine {ident}")
+
+    def line(self, text: str) -> None:
+        if self.seen_end:
+            raise self.error("data after the 'end' record")
+        fields = text.split("\t")
+        tag = fields[0]
+        args = fields[1:]
+        if self.lineno == 1:
+            if tag != MAGIC:
+                raise self.error(f"not an aprof-trms report: the first line must be "
+                                 f"'{MAGIC}<TAB>{FORMAT_VERSION}', found {text[:60]!r}")
+        if tag not in _TAGS:
+            raise self.error(f"unknown record tag {tag!r}")
+        count, rank = _TAGS[tag]
+        if count is None:
+            if len(args) < 1:
+                raise self.error(f"'{tag}' record needs at least 1 field after the tag, has 0")
+        elif len(args) != count:
+            raise self.error(f"'{tag}' record needs {count} field(s) after the tag, has {len(args)}")
+        # Order: records of one tag are contiguous, tags in the documented order,
+        # header records exactly once.
+        if rank < self.rank or (rank == self.rank and (rank <= 6 or tag == "end")):
+            if tag == self.last_tag:
+                raise self.error(f"duplicate '{tag}' record")
+            raise self.error(f"record out of order: '{tag}' after '{self.last_tag}'")
+        if rank > self.rank:
+            for missing_tag, (_, r) in _TAGS.items():
+                if self.rank < r < rank and r <= 6:
+                    raise self.error(f"missing '{missing_tag}' record before '{tag}'")
+        self.rank = rank
+        self.last_tag = tag
+        getattr(self, "rec_" + tag.replace("-", "_"))(tag, args)
+
+    # --- header -------------------------------------------------------------
+    def rec_aprof_trms_report(self, tag, args):
+        version = self.int_field(tag, "format version", args[0])
+        if version != FORMAT_VERSION:
+            raise self.error(f"unsupported report format version {version} "
+                             f"(this reader supports {FORMAT_VERSION})")
+        self.header["version"] = version
+
+    def rec_tool(self, tag, args):
+        name, version, vg = (self.text_field(tag, w, a) for w, a in
+                             zip(("tool name", "tool version", "valgrind version"), args))
+        self.header.update(tool=name, tool_version=version, valgrind_version=vg)
+
+    def rec_command(self, tag, args):
+        self.header["command"] = tuple(self.text_field(tag, "command line", a) for a in args)
+
+    def rec_pid(self, tag, args):
+        self.header["pid"] = self.int_field(tag, "pid", args[0])
+        self.header["ppid"] = self.int_field(tag, "parent pid", args[1])
+
+    def rec_cost_metric(self, tag, args):
+        if args[0] not in COST_METRICS:
+            raise self.error(f"unknown cost metric {args[0]!r} (expected one of {', '.join(COST_METRICS)})")
+        self.header["cost_metric"] = args[0]
+
+    def rec_memory_resolution(self, tag, args):
+        r = self.int_field(tag, "memory resolution", args[0])
+        if r not in RESOLUTIONS:
+            raise self.error(f"invalid memory resolution {r} (expected one of {RESOLUTIONS})")
+        self.header["memory_resolution"] = r
+
+    def rec_syscall_input(self, tag, args):
+        if args[0] not in SYSCALL_INPUTS:
+            raise self.error(f"unknown syscall input {args[0]!r} (expected one of {', '.join(SYSCALL_INPUTS)})")
+        self.header["syscall_input"] = args[0]
+
+    # --- body ---------------------------------------------------------------
+    def rec_thread(self, tag, args):
+        serial, tid, cost = (self.int_field(tag, w, a) for w, a in
+                             zip(("serial", "valgrind tid", "total cost"), args))
+        expected = len(self.threads) + 1
+        if serial != expected:
+            raise self.error(f"thread serial {serial} out of sequence (expected {expected})")
+        self.threads[serial] = Thread(serial, tid, cost)
+
+    def rec_routine(self, tag, args):
+        ident = self.int_field(tag, "routine id", args[0])
+        if not _ADDRESS.match(args[1]):
+            raise self.error(f"'routine' record: entry address is not 0x followed by "
+                             f"lowercase hex digits: {args[1]!r}")
+        address = int(args[1], 16)
+        obj = self.text_field(tag, "object", args[2])
+        name = self.text_field(tag, "name", args[3])
+        mangled = self.text_field(tag, "mangled name", args[4])
+        if ident in self.routines:
+            raise self.error(f"duplicate routine id {ident}")
+        if (obj, address) in self.routine_keys:
+            raise self.error(f"routine {ident} has the same object and entry address as "
+                             f"routine {self.routine_keys[(obj, address)]}: {obj} {args[1]}")
+        self.routines[ident] = Routine(ident, address, obj, name, mangled)
+        self.routine_keys[(obj, address)] = ident
+
+    def rec_totals(self, tag, args):
+        thread, routine, calls, self_cost, cum = (self.int_field(tag, w, a) for w, a in zip(
+            ("thread", "routine", "calls", "self cost", "cumulative cost"), args))
+        self.thread_ref(tag, thread)
+        self.routine_ref(tag, routine)
+        if (thread, routine) in self.totals:
+            raise self.error(f"duplicate 'totals' record for thread {thread}, routine {routine}")
+        self.totals[(thread, routine)] = Totals(thread, routine, calls, self_cost, cum)
+
+    def rec_trms(self, tag, args):
+        values = [self.int_field(tag, w.replace("_", " "), a) for w, a in zip(_TUPLE_FIELDS, args)]
+        t = CostTuple(*values)
+        self.thread_ref(tag, t.thread)
+        self.routine_ref(tag, t.routine)
+        key = (t.thread, t.routine, t.size)
+        if self.last_tuple_tag != tag:
+            self.last_tuple_key = None
+            self.last_tuple_tag = tag
+        if self.last_tuple_key is not None and key <= self.last_tuple_key:
+            what = "duplicate" if key == self.last_tuple_key else "not sorted by thread, routine, input size:"
+            raise self.error(f"'{tag}' record {what} (thread {t.thread}, routine {t.routine}, "
+                             f"size {t.size}) after {self.last_tuple_key}")
+        self.last_tuple_key = key
+        self.metrics[tag][key] = t
+
+    rec_rms = rec_trms
+
+    def rec_end(self, tag, args):
+        n = self.int_field(tag, "record count", args[0])
+        if n != self.lineno - 1:
+            raise self.error(f"'end' record says {n} records, but {self.lineno - 1} precede it")
+        self.seen_end = True
+
+    def finish(self) -> Report:
+        if not self.seen_end:
+            if self.lineno == 0:
+                raise ReportError(self.path, 1, "empty file: not an aprof-trms report")
+            raise ReportError(self.path, self.lineno + 1,
+                              "end of file without an 'end' record: the report is truncated")
+        h = self.header
+        header = Header(h["version"], h["tool"], h["tool_version"], h["valgrind_version"],
+                        h["command"], h["pid"], h["ppid"], h["cost_metric"],
+                        h["memory_resolution"], h["syscall_input"])
+        return Report(self.path, header, self.threads, self.routines, self.totals,
+                      self.metrics["trms"], self.metrics["rms"])
+
+
+def loads(data: Union[str, bytes], path: str = "<string>") -> Report:
+    """Parses the text (or UTF-8 bytes) of a report; `path` is used in errors."""
+    if isinstance(data, bytes):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            line = data.count(b"\n", 0, e.start) + 1
+            raise ReportError(path, line, f"invalid UTF-8 ({e.reason})") from None
+    else:
+        text = data
+    p = _Parser(path)
+    if not text:
+        return p.finish()
+    lines = text.split("\n")
+    last = lines.pop()  # "" when the text ends with a newline
+    for p.lineno, line in enumerate(lines, 1):
+        p.line(line)
+    if last:
+        p.lineno = len(lines) + 1
+        if p.seen_end:
+            raise p.error("data after the 'end' record")
+        raise p.error("last line is not terminated by a newline: the report is truncated")
+    return p.finish()
+
+
+def load(path: Union[str, "os.PathLike[str]"]) -> Report:
+    """Reads and parses the report file at `path`."""
+    path = os.fspath(path)
+    with open(path, "rb") as f:
+        data = f.read()
+    return loads(data, path)
+
+
+# ---------------------------------------------------------------------------
+# Queries.
+# ---------------------------------------------------------------------------
+
+def _object_matches(routine: Routine, obj: Optional[str]) -> bool:
+    if obj is None:
+        return True
+    if "/" in obj:
+        return routine.object == obj
+    return os.path.basename(routine.object) == obj
+
+
+def routines_named(report: Report, name: str, obj: Optional[str] = None) -> List[Routine]:
+    """Routines whose demangled name is exactly `name`, sorted by id; with `obj`,
+    only those in that object (a path, or a basename such as 'libc.so.6')."""
+    return sorted((r for r in report.routines.values()
+                   if r.name == name and _object_matches(r, obj)), key=lambda r: r.id)
+
+
+def routine_named(report: Report, name: str, obj: Optional[str] = None) -> Routine:
+    """The one routine named `name` (in `obj`); LookupError if none or several."""
+    found = routines_named(report, name, obj)
+    if len(found) != 1:
+        where = f" in {obj}" if obj else ""
+        listed = ", ".join(f"{r.object}@{r.address:#x}" for r in found)
+        raise LookupError(f"{report.path}: {len(found)} routines named {name!r}{where}"
+                          + (f": {listed}" if listed else ""))
+    return found[0]
+
+
+def _routine_id(routine: Union[Routine, int]) -> int:
+    return routine.id if isinstance(routine, Routine) else routine
+
+
+def totals(report: Report, routine: Union[Routine, int]) -> Totals:
+    """The routine's totals summed over threads (thread = 0; all zero if none)."""
+    rid = _routine_id(routine)
+    calls = self_cost = cum = 0
+    for (_, r), t in report.totals.items():
+        if r == rid:
+            calls += t.calls
+            self_cost += t.self_cost
+            cum += t.cumulative_cost
+    return Totals(0, rid, calls, self_cost, cum)
+
+
+def activations(report: Report, routine: Union[Routine, int]) -> int:
+    """Number of activations of the routine, over all threads (from `totals`)."""
+    return totals(report, routine).calls
+
+
+def merge_tuples(a: CostTuple, b: CostTuple) -> CostTuple:
+    """Two tuples of the same input size merged (thread and routine of `a`)."""
+    return CostTuple(a.thread, a.routine, a.size, a.calls + b.calls,
+                     min(a.min_cost, b.min_cost), max(a.max_cost, b.max_cost),
+                     a.sum_cost + b.sum_cost, a.sum_sq_cost + b.sum_sq_cost,
+                     a.sum_self_cost + b.sum_self_cost,
+                     a.sum_thread_induced + b.sum_thread_induced,
+                     a.sum_external + b.sum_external)
+
+
+def tuples(report: Report, metric: str, routine: Union[Routine, int],
+           thread: Optional[int] = None) -> Dict[int, CostTuple]:
+    """{input size: tuple} of the routine for metric 'trms' or 'rms', merged over
+    threads (thread = 0 in the result) unless `thread` selects one."""
+    rid = _routine_id(routine)
+    out: Dict[int, CostTuple] = {}
+    for (th, r, size), t in report.metric(metric).items():
+        if r != rid or (thread is not None and th != thread):
+            continue
+        t = dataclasses.replace(t, thread=0 if thread is None else th)
+        out[size] = merge_tuples(out[size], t) if size in out else t
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Relations every correct report satisfies.
+# ---------------------------------------------------------------------------
+
+def consistency_problems(report: Report) -> List[str]:
+    """Violations of the relations between the numbers of a report (empty list
+    if none): per tuple min <= max, min*calls <= sum <= max*calls,
+    min*sum <= sum of squares <= max*sum, self cost <= cost, induced reads
+    within the TRMS; per thread and routine, the tuples of both metrics cover
+    the same activations as `totals` (calls, self cost), each activation's
+    RMS <= TRMS (in sum), the cumulative cost of outermost activations is
+    between the largest activation and the sum of all of them and within the
+    thread's total cost; every routine has activations."""
+    problems: List[str] = []
+    per: Dict[Tuple[str, int, int], List[int]] = {}
+
+    def bad(what: str) -> None:
+        problems.append(f"{report.path}: {what}")
+
+    for metric in METRICS:
+        for key, t in report.metric(metric).items():
+            where = f"{metric} tuple (thread {t.thread}, routine {t.routine}, size {t.size})"
+            if t.calls < 1:
+                bad(f"{where}: calls = 0")
+                continue
+            if not t.min_cost <= t.max_cost:
+                bad(f"{where}: min cost {t.min_cost} > max cost {t.max_cost}")
+            if not t.min_cost * t.calls <= t.sum_cost <= t.max_cost * t.calls:
+                bad(f"{where}: sum cost {t.sum_cost} not within calls*[min, max]")
+            if not t.min_cost * t.sum_cost <= t.sum_sq_cost <= t.max_cost * t.sum_cost:
+                bad(f"{where}: sum of squares {t.sum_sq_cost} not within [min*sum, max*sum]")
+            if t.sum_self_cost > t.sum_cost:
+                bad(f"{where}: sum self cost {t.sum_self_cost} > sum cost {t.sum_cost}")
+            if metric == "trms" and t.sum_thread_induced + t.sum_external > t.size * t.calls:
+                bad(f"{where}: induced reads {t.sum_thread_induced} + {t.sum_external} "
+                    f"exceed the sum of TRMS values {t.size * t.calls}")
+            acc = per.setdefault((metric, t.thread, t.routine), [0, 0, 0, 0, 0])
+            acc[0] += t.calls
+            acc[1] += t.sum_self_cost
+            acc[2] += t.sum_cost
+            acc[3] = max(acc[3], t.max_cost)
+            acc[4] += t.size * t.calls
+
+    self_per_thread: Dict[int, int] = {}
+    for (th, rid), tot in report.totals.items():
+        where = f"totals (thread {th}, routine {rid})"
+        if tot.calls < 1:
+            bad(f"{where}: calls = 0")
+        self_per_thread[th] = self_per_thread.get(th, 0) + tot.self_cost
+        if tot.cumulative_cost > report.threads[th].total_cost:
+            bad(f"{where}: cumulative cost {tot.cumulative_cost} > thread total cost "
+                f"{report.threads[th].total_cost}")
+        if tot.self_cost > tot.cumulative_cost:
+            bad(f"{where}: self cost {tot.self_cost} > cumulative cost {tot.cumulative_cost}")
+        for metric in METRICS:
+            acc = per.get((metric, th, rid))
+            if acc is None:
+                bad(f"{where}: no {metric} tuples")
+                continue
+            calls, self_sum, cost_sum, max_cost, _ = acc
+            if calls != tot.calls:
+                bad(f"{where}: {tot.calls} calls, but its {metric} tuples have {calls}")
+            if self_sum != tot.self_cost:
+                bad(f"{where}: self cost {tot.self_cost}, but its {metric} tuples sum to {self_sum}")
+            if not max_cost <= tot.cumulative_cost <= cost_sum:
+                bad(f"{where}: cumulative cost {tot.cumulative_cost} not within "
+                    f"[max activation cost {max_cost}, sum of activation costs {cost_sum}]")
+        rms_acc, trms_acc = per.get(("rms", th, rid)), per.get(("trms", th, rid))
+        if rms_acc and trms_acc and rms_acc[4] > trms_acc[4]:
+            bad(f"{where}: sum of RMS values {rms_acc[4]} > sum of TRMS values {trms_acc[4]}")
+    for metric, th, rid in per:
+        if (th, rid) not in report.totals:
+            bad(f"{metric} tuples of thread {th}, routine {rid} without a 'totals' record")
+    for th, s in self_per_thread.items():
+        if s > report.threads[th].total_cost:
+            bad(f"thread {th}: self costs sum to {s} > thread total cost {report.threads[th].total_cost}")
+    with_totals = {rid for (_, rid) in report.totals}
+    for rid in report.routines:
+        if rid not in with_totals:
+            bad(f"routine {rid} ({report.routines[rid].name}) has no activation")
+    return problems
+
+
+# ---------------------------------------------------------------------------
+# Command line: check reports.
+# ---------------------------------------------------------------------------
+
+def _summary(report: Report) -> str:
+    h = report.header
+    return (f"{report.path}: {h.tool} {h.tool_version}, pid {h.pid}, "
+            f"command {' '.join(h.command)!r}, {len(report.threads)} threads, "
+            f"{len(report.routines)} routines, {len(report.trms)} trms and "
+            f"{len(report.rms)} rms tuples, cost {h.cost_metric}, "
+            f"resolution {h.memory_resolution}, syscall input {h.syscall_input}")
+
+
+def main(argv: List[str]) -> int:
+    args = argv[1:]
+    summary = "--summary" in args
+    paths = [a for a in args if a != "--summary"]
+    if not paths or any(a.startswith("-") for a in paths):
+        print(f"usage: {os.path.basename(argv[0])} [--summary] REPORT...", file=sys.stderr)
+        return 2
+    status = 0
+    for path in paths:
+        try:
+            report = load(path)
+        except (ReportError, OSError) as e:
+            print(e, file=sys.stderr)
+            status = 1
+            continue
+        problems = consistency_problems(report)
+        for p in problems:
+            print(p, file=sys.stderr)
+        if problems:
+            status = 1
+        if summary:
+            print(_summary(report))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

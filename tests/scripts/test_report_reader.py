@@ -1,0 +1,463 @@
+"""Unit tests of scripts/aprof_report.py, the reader of aprof-trms reports
+(docs/report-format.md), on hand-written reports."""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
+sys.path.insert(0, os.path.normpath(SCRIPTS))
+import aprof_report as ar  # noqa: E402
+
+HEADER = [
+    "aprof-trms-report\t1",
+    "tool\taprof-trms\t0.1.0\t3.19.0",
+    "command\t./consumer\t100",
+    "pid\t4242\t4200",
+    "cost-metric\tbb",
+    "memory-resolution\t4",
+    "syscall-input\tall",
+]
+# The example of docs/report-format.md.
+EXAMPLE_BODY = [
+    "thread\t1\t1\t183422",
+    "thread\t2\t2\t5120",
+    "routine\t7\t0x401136\t/home/u/consumer\tconsume_data\tconsume_data",
+    "totals\t2\t7\t100\t400\t400",
+    "trms\t2\t7\t1\t100\t4\t4\t400\t1600\t400\t100\t0",
+    "rms\t2\t7\t1\t100\t4\t4\t400\t1600\t400\t100\t0",
+]
+BIG = 2 ** 150 + 12345  # sums of squares may exceed 64 bits
+
+def report_text(body, header=HEADER, end=True):
+    lines = list(header) + list(body)
+    if end:
+        lines.append(f"end\t{len(lines)}")
+    return "".join(line + "\n" for line in lines)
+
+
+def rich_body():
+    return [
+        "thread\t1\t1\t100000",
+        "thread\t2\t3\t50000",
+        "routine\t1\t0x401000\t/bin/prog\tmain\tmain",
+        "routine\t2\t0x401200\t/bin/prog\tns::f(int)\t_ZN2ns1fEi",
+        "routine\t5\t0x7f0000001000\t/lib/libc.so.6\twith\\ttab\\nnl\\\\bs\\rcr\tmangled\\\\x",
+        "totals\t1\t1\t1\t1000\t90000",
+        "totals\t1\t2\t3\t600\t600",
+        "totals\t2\t2\t2\t500\t500",
+        "totals\t2\t5\t1\t10\t10",
+        # thread 1, routine 2: sizes 3 (2 calls) and 8 (1 call)
+        "trms\t1\t1\t20\t1\t90000\t90000\t90000\t8100000000\t1000\t0\t5",
+        "trms\t1\t2\t3\t2\t100\t200\t300\t50000\t300\t1\t0",
+        "trms\t1\t2\t8\t1\t300\t300\t300\t90000\t300\t0\t2",
+        "trms\t2\t2\t3\t2\t50\t450\t500\t205000\t500\t2\t1",
+        "trms\t2\t5\t4\t1\t10\t10\t10\t100\t10\t4\t0",
+        "rms\t1\t1\t15\t1\t90000\t90000\t90000\t8100000000\t1000\t0\t5",
+        "rms\t1\t2\t3\t3\t100\t300\t600\t140000\t600\t1\t2",
+        "rms\t2\t2\t1\t2\t50\t450\t500\t205000\t500\t2\t1",
+        "rms\t2\t5\t0\t1\t10\t10\t10\t100\t10\t4\t0",
+    ]
+
+
+def parse(text, path="r.txt"):
+    return ar.loads(text, path)
+
+
+def expect_error(text, line, pattern, path="bad.txt"):
+    with pytest.raises(ar.ReportError) as info:
+        ar.loads(text, path)
+    msg = str(info.value)
+    assert msg.startswith(f"{path}:{line}: "), msg
+    assert re.search(pattern, msg), msg
+    assert info.value.line == line and info.value.path == path
+    return msg
+
+
+# ---------------------------------------------------------------------------
+# Valid reports.
+# ---------------------------------------------------------------------------
+
+def test_example_of_the_spec():
+    r = parse(report_text(EXAMPLE_BODY))
+    h = r.header
+    assert h == ar.Header(1, "aprof-trms", "0.1.0", "3.19.0", ("./consumer", "100"),
+                          4242, 4200, "bb", 4, "all")
+    assert r.threads == {1: ar.Thread(1, 1, 183422), 2: ar.Thread(2, 2, 5120)}
+    assert r.routines == {7: ar.Routine(7, 0x401136, "/home/u/consumer", "consume_data",
+                                        "consume_data")}
+    assert r.totals == {(2, 7): ar.Totals(2, 7, 100, 400, 400)}
+    t = ar.CostTuple(2, 7, 1, 100, 4, 4, 400, 1600, 400, 100, 0)
+    assert r.trms == {(2, 7, 1): t}
+    assert r.rms == {(2, 7, 1): t}
+    assert ar.consistency_problems(r) == []
+
+
+def test_spec_example_file_matches_docs():
+    """The example in docs/report-format.md is the one these tests use."""
+    doc = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
+                       "report-format.md")
+    with open(doc, encoding="utf-8") as f:
+        text = f.read()
+    block = re.search(r"## Example\s*```\n(.*?)```", text, re.S).group(1)
+    assert block == report_text(EXAMPLE_BODY)
+    assert ar.consistency_problems(ar.loads(block)) == []
+
+
+def test_rich_report_and_helpers():
+    r = parse(report_text(rich_body()))
+    assert ar.consistency_problems(r) == []
+    libc = r.routines[5]
+    assert libc.name == "with\ttab\nnl\\bs\rcr"
+    assert libc.mangled == "mangled\\x"
+    assert libc.address == 0x7f0000001000
+    f = ar.routine_named(r, "ns::f(int)")
+    assert f.mangled == "_ZN2ns1fEi" and f.id == 2
+    assert ar.routines_named(r, "ns::f(int)", "prog") == [f]
+    assert ar.routines_named(r, "ns::f(int)", "/bin/prog") == [f]
+    assert ar.routines_named(r, "ns::f(int)", "libc.so.6") == []
+    assert ar.routines_named(r, "ns::f") == []  # exact names only
+    with pytest.raises(LookupError):
+        ar.routine_named(r, "nope")
+    assert ar.activations(r, f) == 5
+    assert ar.activations(r, 2) == 5
+    assert ar.activations(r, 1) == 1
+    assert ar.totals(r, f) == ar.Totals(0, 2, 5, 1100, 1100)
+    merged = ar.tuples(r, "trms", f)
+    assert sorted(merged) == [3, 8]
+    assert merged[3] == ar.CostTuple(0, 2, 3, 4, 50, 450, 800, 255000, 800, 3, 1)
+    assert merged[8] == ar.CostTuple(0, 2, 8, 1, 300, 300, 300, 90000, 300, 0, 2)
+    only2 = ar.tuples(r, "rms", f, thread=2)
+    assert only2 == {1: ar.CostTuple(2, 2, 1, 2, 50, 450, 500, 205000, 500, 2, 1)}
+    assert ar.tuples(r, "rms", 5) == {0: ar.CostTuple(0, 5, 0, 1, 10, 10, 10, 100, 10, 4, 0)}
+    with pytest.raises(ValueError):
+        ar.tuples(r, "drms", f)
+
+
+def test_big_integers_are_exact():
+    body = [
+        "thread\t1\t1\t" + str(BIG),
+        "routine\t1\t0xffffffffffffffff\t???\t0xffffffffffffffff\t0xffffffffffffffff",
+        f"totals\t1\t1\t2\t{BIG}\t{BIG}",
+        f"trms\t1\t1\t0\t2\t1\t{BIG - 1}\t{BIG}\t{1 + (BIG - 1) ** 2}\t{BIG}\t0\t0",
+        f"rms\t1\t1\t0\t2\t1\t{BIG - 1}\t{BIG}\t{1 + (BIG - 1) ** 2}\t{BIG}\t0\t0",
+    ]
+    r = parse(report_text(body))
+    assert r.trms[(1, 1, 0)].sum_sq_cost == 1 + (BIG - 1) ** 2
+    assert r.threads[1].total_cost == BIG
+    assert r.routines[1].address == 2 ** 64 - 1
+    assert ar.consistency_problems(r) == []
+
+
+def test_minimal_report_and_command_fields():
+    header = list(HEADER)
+    header[2] = "command\t/bin/with\\ttab\t\targ\\\\2\tline\\nbreak"
+    r = parse(report_text([], header=header))
+    assert r.header.command == ("/bin/with\ttab", "", "arg\\2", "line\nbreak")
+    assert r.threads == {} and r.routines == {} and r.trms == {} and r.rms == {}
+
+
+def test_bytes_and_files(tmp_path):
+    text = report_text(EXAMPLE_BODY)
+    p = tmp_path / "aprof-trms.out.4242"
+    p.write_bytes(text.encode("utf-8"))
+    r = ar.load(p)
+    assert r.path == str(p)
+    assert r.header.pid == 4242
+    assert ar.loads(text.encode("utf-8")).header == r.header
+
+
+def test_utf8_names():
+    body = list(EXAMPLE_BODY)
+    body[2] = "routine\t7\t0x401136\t/home/ü/consumer\tconsume_données\tconsume_données"
+    r = ar.loads(report_text(body).encode("utf-8"))
+    assert r.routines[7].name == "consume_données"
+
+
+@pytest.mark.parametrize("text", ["", "a\tb", "\\", "\\\\\\t\\n\\r", "x\ty\nz\r\\w"])
+def test_escape_roundtrip(text):
+    assert ar.unescape(ar.escape(text)) == text
+    assert "\t" not in ar.escape(text) and "\n" not in ar.escape(text)
+
+
+# ---------------------------------------------------------------------------
+# Malformed reports: ReportError "FILE:LINE: message".
+# ---------------------------------------------------------------------------
+
+def replace_line(lines, index, new):
+    lines = list(lines)
+    lines[index] = new
+    return lines
+
+
+def test_wrong_magic():
+    expect_error(report_text(EXAMPLE_BODY, header=replace_line(HEADER, 0, "aprof-report\t1")),
+                 1, "not an aprof-trms report")
+    expect_error("hello world\n", 1, "not an aprof-trms report")
+    expect_error("tool\taprof-trms\t0.1.0\t3.19.0\n", 1, "not an aprof-trms report")
+
+
+@pytest.mark.parametrize("version", ["2", "0", "10"])
+def test_unsupported_version(version):
+    expect_error(report_text(EXAMPLE_BODY, header=replace_line(HEADER, 0, "aprof-trms-report\t" + version)),
+                 1, "unsupported report format version " + version)
+
+
+def test_unknown_tag():
+    body = EXAMPLE_BODY[:2] + ["frobnicate\t1"] + EXAMPLE_BODY[2:]
+    expect_error(report_text(body), 10, "unknown record tag 'frobnicate'")
+
+
+def test_empty_line_is_an_unknown_tag():
+    body = EXAMPLE_BODY[:2] + [""] + EXAMPLE_BODY[2:]
+    expect_error(report_text(body), 10, "unknown record tag ''")
+
+
+@pytest.mark.parametrize("index,line,expected", [
+    (0, "aprof-trms-report\t1\t0", 1),
+    (1, "tool\taprof-trms\t0.1.0", 2),
+    (1, "tool\taprof-trms\t0.1.0\t3.19.0\textra", 2),
+    (2, "command", 3),
+    (3, "pid\t4242", 4),
+    (4, "cost-metric", 5),
+    (5, "memory-resolution\t4\t4", 6),
+    (6, "syscall-input", 7),
+])
+def test_wrong_field_count_in_header(index, line, expected):
+    expect_error(report_text(EXAMPLE_BODY, header=replace_line(HEADER, index, line)),
+                 expected, "field")
+
+
+@pytest.mark.parametrize("index,line", [
+    (0, "thread\t1\t1"),
+    (2, "routine\t7\t0x401136\t/home/u/consumer\tconsume_data"),
+    (2, "routine\t7\t0x401136\t/home/u/consumer\tconsume_data\tconsume_data\tx"),
+    (3, "totals\t2\t7\t100\t400"),
+    (4, "trms\t2\t7\t1\t100\t4\t4\t400\t1600\t400\t100"),
+    (5, "rms\t2\t7\t1\t100\t4\t4\t400\t1600\t400\t100\t0\t0"),
+])
+def test_wrong_field_count_in_body(index, line):
+    body = replace_line(EXAMPLE_BODY, index, line)
+    tag = line.split("\t")[0]
+    expect_error(report_text(body), len(HEADER) + index + 1, f"'{tag}' record needs")
+
+
+def test_wrong_field_count_in_end():
+    text = report_text(EXAMPLE_BODY, end=False) + "end\t13\t13\n"
+    expect_error(text, 14, "'end' record needs 1 field")
+    expect_error(report_text(EXAMPLE_BODY, end=False) + "end\n", 14, "'end' record needs 1 field")
+
+
+@pytest.mark.parametrize("value", ["-1", "+1", "1.0", "abc", " 1", "1 ", "", "0x10", "1e3",
+                                   "1_000", "\uff11"])
+def test_non_integer_fields(value):
+    # total cost of thread 1, calls of totals, sum of squares of trms, end count
+    for index, field in [(0, 3), (3, 3), (4, 8), (5, 11)]:
+        fields = EXAMPLE_BODY[index].split("\t")
+        fields[field] = value
+        body = replace_line(EXAMPLE_BODY, index, "\t".join(fields))
+        expect_error(report_text(body), len(HEADER) + index + 1, "not an unsigned decimal integer")
+    expect_error(report_text(EXAMPLE_BODY, header=replace_line(HEADER, 3, f"pid\t{value}\t4200")),
+                 4, "not an unsigned decimal integer")
+    expect_error(report_text(EXAMPLE_BODY, end=False) + f"end\t{value}\n", 14,
+                 "not an unsigned decimal integer")
+
+
+@pytest.mark.parametrize("address", ["401136", "0X401136", "0x40113G", "0x", "0x401136 ",
+                                     "0x401ABC", "4198710"])
+def test_bad_address(address):
+    body = replace_line(EXAMPLE_BODY, 2,
+                        f"routine\t7\t{address}\t/home/u/consumer\tconsume_data\tconsume_data")
+    expect_error(report_text(body), 10, "entry address")
+
+
+@pytest.mark.parametrize("index,line,pattern", [
+    (4, "cost-metric\tcycles", "unknown cost metric 'cycles'"),
+    (5, "memory-resolution\t3", "invalid memory resolution 3"),
+    (5, "memory-resolution\t32", "invalid memory resolution 32"),
+    (6, "syscall-input\tnone", "unknown syscall input 'none'"),
+])
+def test_bad_header_values(index, line, pattern):
+    expect_error(report_text(EXAMPLE_BODY, header=replace_line(HEADER, index, line)),
+                 index + 1, pattern)
+
+
+@pytest.mark.parametrize("field", ["name", "object", "mangled"])
+@pytest.mark.parametrize("text,pattern", [("bad\\x", "invalid escape"),
+                                          ("lone\\", "lone backslash")])
+def test_bad_escapes(field, text, pattern):
+    fields = {"object": "/home/u/consumer", "name": "consume_data", "mangled": "consume_data"}
+    fields[field] = text
+    body = replace_line(EXAMPLE_BODY, 2, "routine\t7\t0x401136\t{object}\t{name}\t{mangled}".format(**fields))
+    expect_error(report_text(body), 10, pattern)
+    expect_error(report_text(EXAMPLE_BODY, header=replace_line(HEADER, 2, "command\t" + text)),
+                 3, pattern)
+
+
+def test_records_out_of_order():
+    # routine before the threads
+    body = [EXAMPLE_BODY[2], EXAMPLE_BODY[0], EXAMPLE_BODY[1]] + EXAMPLE_BODY[3:]
+    expect_error(report_text(body), 9, "out of order: 'thread' after 'routine'")
+    # rms before trms
+    body = EXAMPLE_BODY[:4] + [EXAMPLE_BODY[5], EXAMPLE_BODY[4]]
+    expect_error(report_text(body), 13, "out of order: 'trms' after 'rms'")
+    # threads not contiguous
+    body = [EXAMPLE_BODY[0], EXAMPLE_BODY[2], EXAMPLE_BODY[1]] + EXAMPLE_BODY[3:]
+    expect_error(report_text(body), 10, "out of order: 'thread' after 'routine'")
+    # header records swapped
+    header = [HEADER[0], HEADER[2], HEADER[1]] + HEADER[3:]
+    expect_error(report_text(EXAMPLE_BODY, header=header), 2, "missing 'tool' record before 'command'")
+    header = HEADER[:4] + [HEADER[5], HEADER[4], HEADER[6]]
+    expect_error(report_text(EXAMPLE_BODY, header=header), 5,
+                 "missing 'cost-metric' record before 'memory-resolution'")
+    # header record after the body started
+    body = EXAMPLE_BODY[:1] + ["cost-metric\tbb"] + EXAMPLE_BODY[1:]
+    expect_error(report_text(body), 9, "duplicate 'cost-metric'|out of order")
+
+
+def test_duplicate_and_missing_header_records():
+    header = HEADER[:2] + [HEADER[1]] + HEADER[2:]
+    expect_error(report_text(EXAMPLE_BODY, header=header), 3, "duplicate 'tool' record")
+    header = HEADER[:1] + [HEADER[0]] + HEADER[1:]
+    expect_error(report_text(EXAMPLE_BODY, header=header), 2, "duplicate 'aprof-trms-report'")
+    header = HEADER[:3] + HEADER[4:]
+    expect_error(report_text(EXAMPLE_BODY, header=header), 4, "missing 'pid' record before 'cost-metric'")
+    expect_error(report_text(EXAMPLE_BODY, header=HEADER[:6]), 7, "missing 'syscall-input' record before 'thread'")
+    expect_error("aprof-trms-report\t1\nend\t1\n", 2, "missing 'tool' record before 'end'")
+
+
+def test_undefined_references():
+    body = replace_line(EXAMPLE_BODY, 3, "totals\t3\t7\t100\t400\t400")
+    expect_error(report_text(body), 11, "undefined thread 3")
+    body = replace_line(EXAMPLE_BODY, 3, "totals\t2\t8\t100\t400\t400")
+    expect_error(report_text(body), 11, "undefined routine 8")
+    body = replace_line(EXAMPLE_BODY, 4, "trms\t2\t9\t1\t100\t4\t4\t400\t1600\t400\t100\t0")
+    expect_error(report_text(body), 12, "undefined routine 9")
+    body = replace_line(EXAMPLE_BODY, 5, "rms\t0\t7\t1\t100\t4\t4\t400\t1600\t400\t100\t0")
+    expect_error(report_text(body), 13, "undefined thread 0")
+
+
+def test_duplicates_in_body():
+    body = EXAMPLE_BODY[:3] + ["routine\t7\t0x401140\t/home/u/consumer\tother\tother"] + EXAMPLE_BODY[3:]
+    expect_error(report_text(body), 11, "duplicate routine id 7")
+    body = EXAMPLE_BODY[:3] + ["routine\t8\t0x401136\t/home/u/consumer\talias\talias"] + EXAMPLE_BODY[3:]
+    expect_error(report_text(body), 11, "same object and entry address as routine 7")
+    body = EXAMPLE_BODY[:4] + [EXAMPLE_BODY[3]] + EXAMPLE_BODY[4:]
+    expect_error(report_text(body), 12, "duplicate 'totals' record")
+    body = EXAMPLE_BODY[:5] + [EXAMPLE_BODY[4]] + EXAMPLE_BODY[5:]
+    expect_error(report_text(body), 13, "duplicate")
+
+
+def test_thread_serials_in_sequence():
+    body = replace_line(EXAMPLE_BODY, 1, "thread\t3\t2\t5120")
+    expect_error(report_text(body), 9, "thread serial 3 out of sequence")
+    body = replace_line(EXAMPLE_BODY, 0, "thread\t0\t1\t5120")
+    expect_error(report_text(body), 8, "thread serial 0 out of sequence")
+
+
+def test_tuples_sorted():
+    body = rich_body()
+    i = body.index("trms\t1\t2\t8\t1\t300\t300\t300\t90000\t300\t0\t2")
+    body[i - 1], body[i] = body[i], body[i - 1]  # sizes 8 then 3
+    expect_error(report_text(body), len(HEADER) + i + 1, "not sorted")
+    body = rich_body()
+    i = body.index("rms\t2\t5\t0\t1\t10\t10\t10\t100\t10\t4\t0")
+    body[i - 1], body[i] = body[i], body[i - 1]  # routine 5 before routine 2
+    expect_error(report_text(body), len(HEADER) + i + 1, "not sorted")
+
+
+def test_missing_end_truncated():
+    expect_error(report_text(EXAMPLE_BODY, end=False), 14, "without an 'end' record")
+
+
+def test_every_truncation_is_detected():
+    data = report_text(rich_body()).encode("utf-8")
+    for n in range(len(data)):
+        with pytest.raises(ar.ReportError) as info:
+            ar.loads(data[:n], "t")
+        assert re.match(r"t:\d+: ", str(info.value)), (n, str(info.value))
+
+
+def test_unterminated_last_line():
+    text = report_text(EXAMPLE_BODY)
+    expect_error(text[:-1], 14, "not terminated by a newline")
+
+
+def test_wrong_end_count():
+    text = report_text(EXAMPLE_BODY, end=False)
+    expect_error(text + "end\t12\n", 14, "says 12 records, but 13 precede it")
+    expect_error(text + "end\t14\n", 14, "says 14 records, but 13 precede it")
+
+
+def test_data_after_end():
+    text = report_text(EXAMPLE_BODY)
+    expect_error(text + "end\t14\n", 15, "after the 'end' record")
+    expect_error(text + "\n", 15, "after the 'end' record")
+    expect_error(text + "thread\t3\t3\t1\n", 15, "after the 'end' record")
+    expect_error(text + "garbage", 15, "after the 'end' record")
+
+
+def test_empty_file():
+    expect_error("", 1, "empty file")
+    expect_error(b"", 1, "empty file")
+
+
+def test_invalid_utf8():
+    data = report_text(EXAMPLE_BODY).encode("utf-8").replace(b"consume_data\tconsume_data",
+                                                            b"consume_\xff\tconsume_data")
+    expect_error(data, 10, "invalid UTF-8")
+
+
+def test_crlf_line_ends_are_rejected():
+    expect_error(report_text(EXAMPLE_BODY).replace("\n", "\r\n"), 1, "")
+
+
+# ---------------------------------------------------------------------------
+# Consistency checks (relations between numbers).
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("index,line,pattern", [
+    (4, "trms\t2\t7\t1\t100\t5\t4\t400\t1600\t400\t100\t0", "min cost 5 > max cost 4"),
+    (4, "trms\t2\t7\t1\t100\t4\t4\t401\t1600\t400\t100\t0", "sum cost 401 not within"),
+    (4, "trms\t2\t7\t1\t100\t4\t4\t400\t1599\t400\t100\t0", "sum of squares 1599"),
+    (4, "trms\t2\t7\t1\t100\t4\t4\t400\t1600\t400\t100\t1", "induced reads 100 \\+ 1 exceed"),
+    (4, "trms\t2\t7\t1\t99\t4\t4\t396\t1584\t396\t99\t0", "100 calls, but its trms tuples have 99"),
+    (5, "rms\t2\t7\t2\t100\t4\t4\t400\t1600\t400\t100\t0", "sum of RMS values 200 > sum of TRMS values 100"),
+    (3, "totals\t2\t7\t100\t400\t5200", "cumulative cost 5200 > thread total cost 5120"),
+    (3, "totals\t2\t7\t100\t400\t3", "cumulative cost 3 not within"),
+    (3, "totals\t2\t7\t100\t399\t400", "self cost 399, but its trms tuples sum to 400"),
+])
+def test_consistency_problems(index, line, pattern):
+    r = parse(report_text(replace_line(EXAMPLE_BODY, index, line)))
+    problems = ar.consistency_problems(r)
+    assert any(re.search(pattern, p) for p in problems), problems
+
+
+def test_routine_without_activations_is_a_problem():
+    body = EXAMPLE_BODY[:3] + ["routine\t8\t0x401140\t/home/u/consumer\tidle\tidle"] + EXAMPLE_BODY[3:]
+    problems = ar.consistency_problems(parse(report_text(body)))
+    assert any("routine 8 (idle) has no activation" in p for p in problems), problems
+
+
+# ---------------------------------------------------------------------------
+# Command line.
+# ---------------------------------------------------------------------------
+
+def test_command_line(tmp_path):
+    good = tmp_path / "good"
+    good.write_text(report_text(rich_body()))
+    bad = tmp_path / "bad"
+    bad.write_text(report_text(EXAMPLE_BODY, end=False))
+    script = os.path.join(SCRIPTS, "aprof_report.py")
+    r = subprocess.run([sys.executable, script, "--summary", str(good)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "3 routines" in r.stdout and "2 threads" in r.stdout
+    r = subprocess.run([sys.executable, script, str(good), str(bad)],
+                       capture_output=True, text=True)
+    assert r.returncode == 1
+    assert f"{bad}:14: " in r.stderr
+    r = subprocess.run([sys.executable, script], capture_output=True, text=True)
+    assert r.returncode == 2 and "usage" in r.stderr

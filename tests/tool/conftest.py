@@ -1,0 +1,9 @@
+"""pytest configuration of the tool tests: scripts/ (aprof_report) and this
+directory (toolrun, callgrind_out) are importable by the test modules."""
+import sys
+from pathlib import Path
+
+_HERE = Path(__file__).resolve().parent
+for _path in (_HERE.parents[1] / "scripts", _HERE):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
