@@ -55,7 +55,7 @@ def gzip_case(tmp_path):
 def sqlite_case(tmp_path):
     exe = shutil.which("sqlite3")
     if exe is None:
-        pytest.skip("sqlite3 is not installed")
+        pytest.fail("sqlite3 is not installed (scripts/lib/build.sh installs it)")
     return [exe, ":memory:"], SQL
 
 
