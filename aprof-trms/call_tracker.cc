@@ -64,7 +64,7 @@ void CallTracker::SignalReturned(ThreadId tid) {
 }
 
 void CallTracker::Push(ThreadCalls& t, SuperblockInfo* block, uptr stack_pointer) {
-  if (block->section == Vg_SectPLT) return;  // the stub jumps on to the callee
+  if (block->is_plt_stub) return;  // the stub jumps on to the callee
   if (!block->routine_known) {
     block->routine = routines_.IdFor(block->address);
     block->routine_transparent = routines_.info(block->routine).transparent;

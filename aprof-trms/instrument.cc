@@ -32,6 +32,23 @@ class SuperblockInstrumenter {
     const HChar* ignored;
     info_->section = VG_(DebugInfo_sect_kind)(&ignored, address);
     info_->is_function_entry = VG_(get_fnname_if_entry)(epoch, address, &ignored);
+    info_->is_plt_stub = info_->section == Vg_SectPLT || LooksLikePltStub(in, epoch, address);
+  }
+
+  // Stubs in .plt.got and .plt.sec, which Valgrind does not classify as
+  // PLT: no symbol, at most two instructions (endbr64; jmp *GOT(%rip)), an
+  // indirect jump.
+  static bool LooksLikePltStub(const IRSB* in, DiEpoch epoch, uptr address) {
+    const HChar* name;
+    if (VG_(get_fnname)(epoch, address, &name)) return false;
+    if (in->jumpkind != Ijk_Boring || in->next->tag == Iex_Const) return false;
+    Int instructions = 0;
+    for (Int i = 0; i < in->stmts_used; ++i) {
+      const IRStmt* st = in->stmts[i];
+      if (st->tag == Ist_Exit) return false;
+      instructions += st->tag == Ist_IMark;
+    }
+    return instructions <= 2;
   }
 
   IRSB* Run() {

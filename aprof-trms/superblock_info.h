@@ -31,6 +31,8 @@ struct SuperblockInfo {
   const void* object;  // the DebugInfo of the block's ELF object, or null
   int section;         // VgSectKind of the block's address
   bool is_function_entry;
+  // A PLT stub: it only jumps on to the callee, so it is not a routine.
+  bool is_plt_stub;
   // The routine started at this address, resolved on the first call here.
   bool routine_known;
   bool routine_transparent;
