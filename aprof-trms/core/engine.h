@@ -90,17 +90,19 @@ class Engine {
   // Accesses within one cell (most of them) take the inline path.
   void Read(uptr address, uptr size) {
     uptr cell;
-    if (WithinOneCell(address, size, &cell))
-      ReadCell(*current_, cell);
-    else
-      ReadCells(address, size);
+    if (!WithinOneCell(address, size, &cell)) return ReadCells(address, size);
+    RecentAccess& recent = recent_[cell & (kRecentAccesses - 1)];
+    if (recent.cell == cell && recent.count == count_) return;
+    recent = {cell, count_, false};
+    ReadCell(*current_, cell);
   }
   void Write(uptr address, uptr size) {
     uptr cell;
-    if (WithinOneCell(address, size, &cell))
-      WriteCell(*current_, cell);
-    else
-      WriteCells(address, size);
+    if (!WithinOneCell(address, size, &cell)) return WriteCells(address, size);
+    RecentAccess& recent = recent_[cell & (kRecentAccesses - 1)];
+    if (recent.cell == cell && recent.count == count_ && recent.written) return;
+    recent = {cell, count_, true};
+    WriteCell(*current_, cell);
   }
   // The kernel reads user memory for a system call (e.g. write()): a read by
   // the calling thread, as if the system call were a subroutine.
@@ -160,8 +162,22 @@ class Engine {
     return tid < live_.size() ? live_[tid] : nullptr;
   }
 
+  // Cells accessed while the counter had its current value: accessing such
+  // a cell again changes nothing (a read after any access at the same
+  // timestamp, a write after a write), because nothing else can touch the
+  // shadow until the counter moves. A direct-mapped table small enough for
+  // the L1 cache lets those accesses skip the shadow memories. Entries of
+  // older counter values are stale by construction; renumbering clears it.
+  struct RecentAccess {
+    uptr cell;
+    Timestamp count;
+    bool written;
+  };
+  static constexpr size_t kRecentAccesses = 1024;
+
   const EngineOptions options_;
   Timestamp count_ = kThreadRootTimestamp;
+  RecentAccess recent_[kRecentAccesses] = {};
   ShadowMemory global_writes_;       // wts: latest write by anyone
   InternalVector<LiveThread*> live_;  // indexed by ThreadId
   InternalVector<ThreadRecord*> records_;
