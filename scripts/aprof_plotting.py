@@ -1,0 +1,293 @@
+"""Helpers shared by plot.py and charts.py: loading reports, output formats
+and directories, axis labels, short routine names, error reporting.
+
+Python 3 standard library only at import time; matplotlib is imported by
+pyplot() when a script is about to draw (Agg backend: no display needed).
+
+User errors (a malformed report, a pattern that matches nothing, an output
+directory that cannot be written, an unknown format) are raised as
+UserError, aprof_report.ReportError or aprof_profile.ProfileError, and
+run_main() turns them into one "PROG: error: ..." line on stderr and exit
+status 1: never a Python traceback.
+"""
+import os
+import re
+import sys
+import tempfile
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import aprof_profile
+import aprof_report
+
+__all__ = [
+    "FORMATS", "UserError", "run_main", "pyplot", "expand_inputs", "load_reports",
+    "check_format", "format_of_path", "prepare_outdir", "parse_size", "save_figure",
+    "cost_unit", "cost_label", "size_label", "short_name", "strip_params",
+    "file_stem", "unique_stems", "tex_escape", "percent",
+]
+
+FORMATS = ("png", "svg", "pdf")
+
+# Cost metric of the report -> unit written on the axes.
+COST_UNITS = {"bb": "basic blocks", "instructions": "instructions"}
+
+
+class UserError(Exception):
+    """A mistake of the user (bad argument, missing file...): reported in one
+    line, exit status 1."""
+
+
+def run_main(main: Callable[[Sequence[str]], int], argv: Sequence[str], prog: str) -> int:
+    """Runs main(argv); user errors become one line on stderr and status 1."""
+    try:
+        return main(argv)
+    except (UserError, aprof_report.ReportError, aprof_profile.ProfileError) as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        # Reading a report or writing a picture: the message names the file.
+        where = f"{e.filename}: " if getattr(e, "filename", None) else ""
+        print(f"{prog}: error: {where}{e.strerror or e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+
+
+def pyplot():
+    """matplotlib.pyplot with the Agg backend, or a UserError saying which
+    interpreter lacks it."""
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    try:
+        import matplotlib
+        matplotlib.use("Agg", force=True)
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        raise UserError(
+            f"{sys.executable} cannot import matplotlib ({e}); install Debian's "
+            "python3-matplotlib python3-numpy python3-scipy and run this script "
+            "with /usr/bin/python3") from None
+    # Text stays text in SVG (smaller files, searchable names).
+    matplotlib.rcParams["svg.fonttype"] = "none"
+    matplotlib.rcParams["svg.hashsalt"] = "aprof-trms"  # reproducible SVG ids
+    return plt
+
+
+# ---------------------------------------------------------------------------
+# Inputs.
+# ---------------------------------------------------------------------------
+
+def expand_inputs(paths: Sequence[str]) -> List[str]:
+    """Report files named by the arguments: a directory stands for the
+    aprof-trms.out.* files in it (the rule of aprof_profile.load_profile)."""
+    files: List[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            inside = sorted(os.path.join(path, f) for f in os.listdir(path)
+                            if f.startswith("aprof-trms.out.") and not f.endswith(".tmp"))
+            if not inside:
+                raise UserError(f"{path}: no aprof-trms.out.* report in this directory")
+            files.extend(inside)
+        elif not os.path.exists(path):
+            raise UserError(f"{path}: no such report file or directory")
+        else:
+            files.append(path)
+    return files
+
+
+def load_reports(paths: Sequence[str]) -> List[aprof_report.Report]:
+    """Parses every report named by the arguments (ReportError on a bad one)."""
+    return [aprof_report.load(f) for f in expand_inputs(paths)]
+
+
+# ---------------------------------------------------------------------------
+# Outputs.
+# ---------------------------------------------------------------------------
+
+def check_format(fmt: str) -> str:
+    f = fmt.lower().lstrip(".")
+    if f not in FORMATS:
+        raise UserError(f"unknown format {fmt!r} (expected one of {', '.join(FORMATS)})")
+    return f
+
+
+def format_of_path(path: str, default: str) -> Tuple[str, str]:
+    """(path with an extension, format): a known extension sets the format, no
+    extension gets the default one, another extension is an error."""
+    base, ext = os.path.splitext(path)
+    if not ext:
+        return f"{path}.{default}", default
+    fmt = ext[1:].lower()
+    if fmt not in FORMATS:
+        raise UserError(f"{path}: unknown format {ext[1:]!r} (the extension must be "
+                        f"{', '.join('.' + f for f in FORMATS)})")
+    return path, fmt
+
+
+def prepare_outdir(path: str) -> str:
+    """Creates the output directory if needed and checks that files can be
+    written in it."""
+    if not os.path.isdir(path):
+        ext = os.path.splitext(path)[1].lower().lstrip(".")
+        if ext in FORMATS:
+            raise UserError(f"-o takes an output directory, and {path!r} does not exist and "
+                            f"looks like a file name; the format is set by --format")
+        if os.path.exists(path):
+            raise UserError(f"{path}: exists and is not a directory")
+        try:
+            os.makedirs(path, exist_ok=True)
+        except OSError as e:
+            raise UserError(f"cannot create output directory {path}: {e.strerror}") from None
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".write-test-", dir=path)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise UserError(f"output directory {path} is not writable: {e.strerror}") from None
+    return path
+
+
+def parse_size(text: str) -> Tuple[int, int]:
+    """'800x500' -> (800, 500) pixels."""
+    m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text)
+    if not m or int(m.group(1)) < 50 or int(m.group(2)) < 50:
+        raise UserError(f"bad --size {text!r}: expected WIDTHxHEIGHT in pixels, e.g. 1000x500 "
+                        "(at least 50 each)")
+    return int(m.group(1)), int(m.group(2))
+
+
+def save_figure(fig, path: str, fmt: str, dpi: int) -> None:
+    """Saves without time stamps (reproducible files) and closes the figure."""
+    metadata: Dict[str, Optional[str]] = {}
+    if fmt == "svg":
+        metadata = {"Date": None}
+    elif fmt == "pdf":
+        metadata = {"CreationDate": None, "ModDate": None}
+    fig.savefig(path, format=fmt, dpi=dpi, metadata=metadata)
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------------------
+# Labels.
+# ---------------------------------------------------------------------------
+
+def cost_unit(cost_metric: str) -> str:
+    return COST_UNITS.get(cost_metric, cost_metric)
+
+
+def cost_label(cost_metric: str, what: str = "cost") -> str:
+    """'cost (basic blocks)'."""
+    return f"{what} ({cost_unit(cost_metric)})"
+
+
+def size_label(metric: str, resolution: int) -> str:
+    """'TRMS: input size (cells of 4 bytes)'."""
+    cells = "cells of 1 byte" if resolution == 1 else f"cells of {resolution} bytes"
+    return f"{metric.upper()}: input size ({cells})"
+
+
+def tex_escape(text: str) -> str:
+    """matplotlib reads $...$ as mathematics: names keep their dollars."""
+    return text.replace("$", r"\$")
+
+
+def percent(part: float, whole: float) -> float:
+    return 100.0 * part / whole if whole else 0.0
+
+
+_OPERATOR = re.compile(r"operator\s*(<=>|<<=|>>=|<<|>>|<=|>=|->\*|->|<|>|\(\)|\[\])")
+
+
+def _collapse_templates(name: str) -> str:
+    """Template arguments become <…>, the outermost brackets stay."""
+    out = []
+    depth = 0
+    i = 0
+    while i < len(name):
+        m = _OPERATOR.match(name, i)
+        if m and (i == 0 or not (name[i - 1].isalnum() or name[i - 1] == "_")):
+            if depth == 0:
+                out.append(m.group(0))
+            i = m.end()
+            continue
+        c = name[i]
+        if c == "<":
+            if depth == 0:
+                out.append("<…")
+            depth += 1
+        elif c == ">" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                out.append(">")
+        elif depth == 0:
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _last_param_group(name: str) -> Optional[Tuple[int, int]]:
+    """(start, end) of the parameter list, the last balanced (...) group of
+    the name, or None ('(anonymous namespace)' is not a parameter list)."""
+    close = name.rfind(")")
+    if close < 0:
+        return None
+    depth = 0
+    for i in range(close, -1, -1):
+        if name[i] == ")":
+            depth += 1
+        elif name[i] == "(":
+            depth -= 1
+            if depth == 0:
+                if name[i:close + 1] == "(anonymous namespace)":
+                    return None
+                return i, close
+    return None
+
+
+def strip_params(name: str) -> str:
+    """'ns::f(int, char) const' -> 'ns::f'."""
+    group = _last_param_group(name)
+    if group is None or group[0] == 0:
+        return name
+    return name[:group[0]].rstrip()
+
+
+def short_name(name: str, width: int = 48) -> str:
+    """A demangled name that fits in about `width` characters: template
+    arguments, then parameters, become '…'; what is still too long keeps its
+    end (the routine's own name) after a leading '…'."""
+    if len(name) <= width:
+        return name
+    s = _collapse_templates(name)
+    if len(s) > width:
+        group = _last_param_group(s)
+        if group is not None and group[1] - group[0] > 2:
+            s = s[:group[0] + 1] + "…" + s[group[1]:]
+    if len(s) > width:
+        s = "…" + s[-(width - 1):]
+    return s
+
+
+def file_stem(name: str, width: int = 40) -> str:
+    """A file-name-safe stem from a routine name: 'ns::f<int>(int)' -> 'ns__f'."""
+    s = strip_params(_collapse_templates(name)).replace("<…>", "")
+    s = re.sub(r"[^A-Za-z0-9_.+-]+", "_", s).strip("._-")
+    if len(s) > width:
+        s = s[-width:].lstrip("._-")
+    return s or "routine"
+
+
+def unique_stems(names: Sequence[str]) -> List[str]:
+    """file_stem of each name; repeated stems get -2, -3..."""
+    used = set()
+    stems = []
+    for name in names:
+        stem = candidate = file_stem(name)
+        n = 1
+        while candidate in used:
+            n += 1
+            candidate = f"{stem}-{n}"
+        used.add(candidate)
+        stems.append(candidate)
+    return stems

@@ -1,0 +1,259 @@
+"""Tests of scripts/aprof_fit.py: model selection on synthetic cost curves
+(known growth class, small deterministic noise), the free exponent, the
+parsimony rule, degenerate data and the RoutineProfile entry point."""
+import math
+
+import numpy as np
+import pytest
+
+import synthetic  # also puts scripts/ on sys.path
+import aprof_fit as af  # noqa: E402
+import aprof_profile  # noqa: E402
+
+FIXED = ["1", "log n", "sqrt n", "n", "n log n", "n^2", "n^3"]
+GROWTH = {"1": 0.0, "log n": 0.1, "sqrt n": 0.5, "n": 1.0, "n log n": 1.1,
+          "n^2": 2.0, "n^3": 3.0}
+
+
+def points(cost, count=20, noise=0.0, seed=0, name="r", first=8):
+    """(sizes, costs) of a synthetic routine, as the report would have them."""
+    acts = synthetic.activations(
+        synthetic.Routine(name, cost, synthetic.sizes(count, first), noise=noise), seed)
+    return [a[0] for a in acts], [a[2] for a in acts]
+
+
+@pytest.mark.parametrize("noise", [0.0, 0.01])
+@pytest.mark.parametrize("model", FIXED)
+def test_recovers_the_growth_class(model, noise):
+    result = af.fit_points(*points(synthetic.COSTS[model], noise=noise, name=model))
+    assert result.best.model == model, [(f.model, f.criterion) for f in result.candidates]
+    assert result.method == "AICc"
+    assert result.distinct_sizes == 20
+    assert result.best.growth_exponent() == pytest.approx(GROWTH[model])
+    if model != "1":
+        assert result.best.r2 > 0.99
+        assert result.best.b > 0
+
+
+@pytest.mark.parametrize("model", FIXED)
+def test_runner_up_is_a_plausible_neighbour(model):
+    result = af.fit_points(*points(synthetic.COSTS[model], noise=0.01, name=model))
+    best, ru = result.best, result.runner_up
+    assert ru is not None and ru is result.candidates[1]
+    assert ru.model != best.model
+    # The runner-up is a close class, not an arbitrary one: on the growth
+    # scale it is within half a power of the true class.
+    assert abs(ru.growth_exponent() - GROWTH[model]) <= 0.5, (ru.model, ru.k)
+    # Candidates after the best are ordered by criterion; the best can only
+    # be behind the lowest by the parsimony margin.
+    rest = [f.criterion for f in result.candidates[1:]]
+    assert rest == sorted(rest)
+    assert best.criterion <= min(rest) + af.PREFER_SIMPLER_DELTA
+
+
+@pytest.mark.parametrize("model,k", [("sqrt n", 0.5), ("n", 1.0), ("n^2", 2.0), ("n^3", 3.0)])
+def test_free_power_is_runner_up_with_the_class_exponent_on_exact_data(model, k):
+    sizes, costs = points(synthetic.COSTS[model])
+    result = af.fit_points(sizes, costs)
+    assert result.best.model == model
+    assert result.runner_up.model == "n^k"
+    assert result.runner_up.k == pytest.approx(k, abs=0.01)
+    # More flexible, so it fits at least as well (R^2 of the weighted fit),
+    # and still does not win.
+    assert result.runner_up.r2 >= result.best.r2 - 1e-12
+    assert result.runner_up.criterion > result.best.criterion
+
+
+@pytest.mark.parametrize("noise,tol", [(0.0, 0.002), (0.01, 0.03)])
+def test_free_power_recovers_k_1_5(noise, tol):
+    result = af.fit_points(*points(synthetic.COSTS["n^1.5"], noise=noise, name="n^1.5"))
+    best = result.best
+    assert best.model == "n^k"
+    assert best.k == pytest.approx(1.5, abs=tol)
+    assert best.b == pytest.approx(2.0, rel=0.1)
+    assert best.growth_exponent() == best.k
+    assert result.runner_up.model in ("n log n", "n^2")
+    assert result.runner_up.criterion > best.criterion + 10
+
+
+def test_parsimony_rule_prefers_the_fixed_class_within_the_margin(monkeypatch):
+    # Seed 39 of a noisy linear routine: n^k (k = 0.996) has a slightly lower
+    # AICc than n (by about 1.1 < PREFER_SIMPLER_DELTA).
+    sizes, costs = points(synthetic.COSTS["n"], noise=0.02, seed=39)
+    result = af.fit_points(sizes, costs)
+    lowest = min(result.candidates, key=lambda f: f.criterion)
+    assert lowest.model == "n^k", "precondition: the free power has the lowest criterion"
+    assert result.best.model == "n"
+    assert result.runner_up is lowest
+    assert 0 < result.best.criterion - lowest.criterion <= af.PREFER_SIMPLER_DELTA
+    monkeypatch.setattr(af, "PREFER_SIMPLER_DELTA", 0.0)
+    assert af.fit_points(sizes, costs).best.model == "n^k"
+
+
+def test_not_enough_distinct_sizes():
+    sizes = [10, 20, 30, 40, 10, 20, 30, 40]   # 8 points, 4 distinct sizes
+    with pytest.raises(af.NotEnoughPoints) as e:
+        af.fit_points(sizes, [3 * n for n in sizes])
+    assert isinstance(e.value, ValueError)
+    assert "only 4 distinct input sizes, at least 5 are needed" in str(e.value)
+    assert (e.value.distinct, e.value.needed) == (4, 5)
+    with pytest.raises(af.NotEnoughPoints, match="only 6 distinct input sizes, at least 8"):
+        af.fit_points(range(6), range(6), min_distinct=8)
+    with pytest.raises(ValueError, match="at least 5"):
+        af.fit_points(range(6), range(6), min_distinct=3)
+
+
+def test_free_power_needs_six_points():
+    five = af.fit_points(*points(synthetic.COSTS["n"], count=5))
+    assert five.best.model == "n"
+    assert "n^k" not in [f.model for f in five.candidates]
+    assert sorted(f.model for f in five.candidates) == sorted(FIXED)
+    six = af.fit_points(*points(synthetic.COSTS["n"], count=6))
+    assert sorted(f.model for f in six.candidates) == sorted(af.MODELS)
+
+
+def test_all_costs_equal():
+    result = af.fit_points([1, 2, 4, 8, 16, 32], [7] * 6)
+    best = result.best
+    assert best.model == "1"
+    assert (best.a, best.b, best.r2, best.rss) == (7.0, 0.0, 1.0, 0.0)
+    assert best.growth_exponent() == 0.0
+    assert best.formula() == "7"
+    assert all(math.isfinite(f.criterion) for f in result.candidates)
+    assert all(f.r2 == 1.0 for f in result.candidates)
+
+
+def test_criterion_is_aicc_with_the_variance_counted_and_the_rss_floor():
+    # Exact linear integer costs: "n" leaves RSS 0, floored at 1/12 per
+    # point in relative terms (1/12 / cost^2); K = 3 (a, b, variance).
+    sizes = [1, 2, 3, 4, 5, 6, 7]
+    costs = [10 + 5 * n for n in sizes]
+    m, big_k = len(sizes), 3
+    floor = sum(1 / 12 / c ** 2 for c in costs)
+    expected = m * math.log(floor / m) + 2 * big_k + 2 * big_k * (big_k + 1) / (m - big_k - 1)
+    result = af.fit_points(sizes, costs)
+    assert result.best.model == "n" and result.best.rss == pytest.approx(0, abs=1e-18)
+    assert result.best.criterion == pytest.approx(expected)
+    # n^k fits as exactly, with K = 4: only the penalty differs.
+    power = next(f for f in result.candidates if f.model == "n^k")
+    assert power.k == pytest.approx(1.0, abs=1e-4)
+    assert power.criterion - result.best.criterion == pytest.approx(
+        2 + 2 * 4 * 5 / (m - 5) - 2 * 3 * 4 / (m - 4), abs=1e-3)
+
+
+@pytest.mark.parametrize("model", ["log n", "n log n", "n"])
+def test_size_zero(model):
+    sizes, costs = points(synthetic.COSTS[model], first=1)
+    sizes, costs = [0] + sizes, [round(synthetic.COSTS[model](0))] + costs
+    result = af.fit_points(sizes, costs)
+    assert result.best.model == model
+    assert np.all(np.isfinite(result.best.predict(sizes)))
+    assert result.best.predict([0])[0] == pytest.approx(costs[0], abs=1.0)
+    assert af.model_term("log n", [0, 1, 3])[0] == 0.0   # log2(n + 1)
+    assert list(af.model_term("log n", [1, 3])) == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("model,b", [("n", 1e4), ("n^2", 1e-4), ("n log n", 400.0)])
+def test_huge_sizes_and_costs(model, b):
+    sizes = [int(1e5 * 1.6 ** i) for i in range(16)]          # up to 1.2e8 cells
+    f = af.model_term(model, sizes)
+    costs = [round(5000 + b * v) for v in f]                   # up to ~1e13
+    assert max(costs) > 1e12
+    best = af.fit_points(sizes, costs).best
+    assert best.model == model
+    assert best.b == pytest.approx(b, rel=1e-6)
+    assert best.predict(sizes) == pytest.approx(costs, rel=1e-6)
+
+
+def test_decreasing_costs_fall_back_to_the_constant():
+    sizes = list(range(1, 11))
+    result = af.fit_points(sizes, [1000 - 50 * n for n in sizes])
+    assert result.best.model == "1"
+    assert all(f.b >= 0 for f in result.candidates)
+    assert all(f.growth_exponent() == 0 for f in result.candidates)
+
+
+def test_fit_methods():
+    f = af.Fit("n log n", 12.3, 4.56, None, 0.0, 1.0, 0.0)
+    assert f.formula() == "12.3 + 4.56·n log n"
+    assert f.predict([0, 3]) == pytest.approx([12.3, 12.3 + 4.56 * 3 * 2])
+    p = af.Fit("n^k", 3.1, 0.02, 2.04, 0.0, 1.0, 0.0)
+    assert p.formula() == "3.1 + 0.02·n^2.04"
+    assert af.model_label(p) == "n^2.04"
+    assert p.predict([10])[0] == pytest.approx(3.1 + 0.02 * 10 ** 2.04)
+    assert af.Fit("n", 1.23456, 2.0, None, 0, 1, 0).formula(digits=5) == "1.2346 + 2·n"
+    # One growth scale, increasing along MODELS (n^k with k between 3 and 4).
+    growth = [af.Fit(m, 1.0, 1.0, 3.5 if m == "n^k" else None, 0, 1, 0).growth_exponent()
+              for m in af.MODELS]
+    assert growth == sorted(growth) and len(set(growth)) == len(growth)
+    assert growth[:7] == [GROWTH[m] for m in FIXED]
+    assert af.Fit("n^2", 1.0, 0.0, None, 0, 1, 0).growth_exponent() == 0.0
+
+
+def test_bad_points():
+    with pytest.raises(ValueError, match=">= 0"):
+        af.fit_points([-1, 1, 2, 3, 4], [1, 2, 3, 4, 5])
+    with pytest.raises(ValueError, match="5 sizes but 4 costs"):
+        af.fit_points([0, 1, 2, 3, 4], [1, 2, 3, 4])
+    with pytest.raises(ValueError, match="finite"):
+        af.fit_points([0, 1, 2, 3, 4], [1, 2, float("nan"), 4, 5])
+
+
+def test_fit_model_criterion_matches_fit_points():
+    sizes, costs = points(synthetic.COSTS["n^2"], noise=0.01)
+    result = af.fit_points(sizes, costs)
+    for fit in result.candidates:
+        if fit.model != "n^k":
+            again = af.fit_model(sizes, costs, fit.model)
+            assert again.criterion == pytest.approx(fit.criterion)
+    fixed_k = af.fit_model(sizes, costs, "n^k", k=1.0)   # k fixed: same as "n"
+    assert fixed_k.criterion == pytest.approx(af.fit_model(sizes, costs, "n").criterion)
+
+
+def _profile(tmp_path, routines, **options):
+    return aprof_profile.load_profile([synthetic.write_report(tmp_path / "aprof-trms.out.1",
+                                                              routines, **options)])
+
+
+def test_fit_routine_statistics_and_metric(tmp_path):
+    # Two activations per size, in different threads: the cheaper is linear,
+    # the last (worst) one quadratic. RMS = TRMS / 2.
+    sizes = synthetic.sizes(12)
+    profile = _profile(tmp_path, [synthetic.Routine(
+        "work", synthetic.COSTS["n"], sizes, calls=2, worst=synthetic.COSTS["n^2"],
+        rms=lambda n: n // 2)], threads=2)
+    (routine,) = profile.find("work")
+    assert af.fit_routine(routine).best.model == "n^2"                 # max by default
+    assert af.fit_routine(routine, statistic="min").best.model == "n"
+    # avg = 60 + 1.5 n + 0.25 n^2: quadratic, or a power just below 2.
+    assert af.fit_routine(routine, statistic="avg").best.growth_exponent() == pytest.approx(2, abs=0.1)
+    lin, quad = synthetic.COSTS["n"], synthetic.COSTS["n^2"]
+    assert af.routine_points(routine, "trms", "total") == (sizes, [round(lin(n)) + round(quad(n))
+                                                                   for n in sizes])
+    assert af.routine_points(routine, "trms", "avg")[1] == [(round(lin(n)) + round(quad(n))) / 2
+                                                            for n in sizes]
+    by_rms = af.fit_routine(routine, "rms").best
+    assert by_rms.model == "n^2" and by_rms.b == pytest.approx(2.0, rel=0.05)  # 0.5 (2m)^2
+    assert af.routine_points(routine, "rms", "min")[0] == sorted({n // 2 for n in sizes})
+    with pytest.raises(ValueError, match="statistic"):
+        af.fit_routine(routine, statistic="median")
+
+
+def test_fit_routine_not_enough_points_names_the_routine(tmp_path):
+    profile = _profile(tmp_path, [synthetic.Routine(
+        "buffered", synthetic.COSTS["n"], synthetic.sizes(12), rms=lambda n: min(n, 16))])
+    (routine,) = profile.find("buffered")
+    assert af.fit_routine(routine, "trms").best.model == "n"
+    with pytest.raises(af.NotEnoughPoints, match=r"buffered \(rms\): only 3 distinct input sizes"):
+        af.fit_routine(routine, "rms")
+
+
+def test_quadratic_with_a_lower_order_term_is_n2():
+    # Insertion sort on reversed input: exact counts n^2/2 - n/2 + c. Without
+    # the linear lower-order term a free power k ~ 2.1 would win.
+    sizes = list(range(2, 60, 3))
+    result = af.fit_points(sizes, [n * (n - 1) // 2 + 7 for n in sizes])
+    assert result.best.model == "n^2"
+    assert result.best.c < 0
+    assert result.best.growth_exponent() == 2.0
+    assert " - " in result.best.formula()  # "a - c·n + b·n^2"
