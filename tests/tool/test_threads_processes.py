@@ -37,12 +37,24 @@ def test_fork_writes_one_report_per_process(tmp_path):
     (child,) = by_pid.values()
     assert child.header.ppid == parent.header.pid
     assert child.header.command == parent.header.command == (prog,)
-    expected = {"parent": {"parent_work": 7, "common_work": 3, "child_work": 0},
-                "child": {"parent_work": 0, "common_work": 5, "child_work": 11}}
+    expected = {"parent": {"parent_work": 7, "common_work": 3, "child_work": 0, "before_fork": 2},
+                "child": {"parent_work": 0, "common_work": 5, "child_work": 11, "before_fork": 0}}
     for who, rep in (("parent", parent), ("child", child)):
         got = {name: sum(ar.activations(rep, rt) for rt in ar.routines_named(rep, name, prog))
                for name in expected[who]}
         assert got == expected[who], f"{who} report {rep.path}"
+
+
+def test_trace_children_across_exec(tmp_path):
+    """The image started by exec reports under the same pid, with its own
+    command line; the image that called exec is not reported."""
+    prog = program("forking")
+    run = run_tools(tmp_path, [Spec([prog, "exec", "13"], ["--trace-children=yes"])])[0]
+    r = run.report
+    assert r.header.pid == run.pid
+    assert r.header.command == (prog, "after-exec", "13")
+    check_counts(run, r, {"child_work": 13}, prog)
+    assert not ar.routines_named(r, "before_exec", prog)
 
 
 def test_exit_from_deep_recursion(tmp_path):
