@@ -1,0 +1,62 @@
+"""aprof_profile: merging over threads, processes and runs of one program."""
+import pytest
+
+import synthetic  # puts scripts/ on sys.path
+import aprof_profile as ap
+
+C = synthetic.COSTS
+
+
+def R(name, cost, sizes, **kw):
+    return synthetic.Routine(name, cost, sizes, **kw)
+
+
+def test_threads_of_one_report_merge_into_one_routine(tmp_path):
+    path = synthetic.write_report(tmp_path / "r", [R("work", C["n"], [8, 16, 32], calls=4)],
+                                  threads=3)
+    p = ap.load_profile([path])
+    (work,) = p.routines.values()
+    assert work.calls == 12
+    assert sorted(work.trms) == [8, 16, 32]
+    assert all(point.calls == 4 for point in work.trms.values())
+
+
+def test_runs_merge_by_object_and_name_even_when_addresses_move(tmp_path):
+    # The routine order differs, so "sort" has another address in each run
+    # (as with address-space randomisation); runs cover different sizes.
+    a = synthetic.write_report(tmp_path / "a", [R("sort", C["n^2"], [8, 16]), R("init", C["1"], [4])])
+    b = synthetic.write_report(tmp_path / "b", [R("init", C["1"], [4]), R("sort", C["n^2"], [16, 32])],
+                               pid=4343)
+    p = ap.load_profile([a, b])
+    assert len(p.commands) == 2
+    (sort,) = p.find("sort")
+    assert sorted(sort.trms) == [8, 16, 32]
+    assert sort.trms[16].calls == 2 and sort.calls == 4
+    assert p.find("init")[0].calls == 2
+
+
+def test_directory_stands_for_its_reports(tmp_path):
+    (tmp_path / "d").mkdir()
+    synthetic.write_report(tmp_path / "d" / "aprof-trms.out.1", [R("f", C["n"], [1, 2])])
+    synthetic.write_report(tmp_path / "d" / "aprof-trms.out.2", [R("f", C["n"], [3])], pid=2)
+    (tmp_path / "d" / "aprof-trms.out.3.tmp").write_text("half a report")
+    p = ap.load_profile([str(tmp_path / "d")])
+    assert sorted(p.find("f")[0].trms) == [1, 2, 3]
+    with pytest.raises(ap.ProfileError, match="no aprof-trms.out"):
+        ap.load_profile([str(tmp_path)])
+
+
+def test_same_name_twice_in_one_object_stays_apart(tmp_path):
+    # Two static functions called "helper" in one executable.
+    path = synthetic.write_report(tmp_path / "r", [R("helper", C["n"], [1, 2]),
+                                                   R("helper", C["n^2"], [5])])
+    p = ap.load_profile([path])
+    helpers = p.find("helper")
+    assert len(helpers) == 2 and len({h.key for h in helpers}) == 2
+
+
+def test_different_settings_are_not_merged(tmp_path):
+    a = synthetic.write_report(tmp_path / "a", [R("f", C["n"], [1])])
+    b = synthetic.write_report(tmp_path / "b", [R("f", C["n"], [1])], resolution=8)
+    with pytest.raises(ap.ProfileError, match="cannot be merged"):
+        ap.load_profile([a, b])
