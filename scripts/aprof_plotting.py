@@ -78,21 +78,11 @@ def pyplot():
 # ---------------------------------------------------------------------------
 
 def expand_inputs(paths: Sequence[str]) -> List[str]:
-    """Report files named by the arguments: a directory stands for the
-    aprof-trms.out.* files in it (the rule of aprof_profile.load_profile)."""
-    files: List[str] = []
-    for path in paths:
-        if os.path.isdir(path):
-            inside = sorted(os.path.join(path, f) for f in os.listdir(path)
-                            if f.startswith("aprof-trms.out.") and not f.endswith(".tmp"))
-            if not inside:
-                raise UserError(f"{path}: no aprof-trms.out.* report in this directory")
-            files.extend(inside)
-        elif not os.path.exists(path):
-            raise UserError(f"{path}: no such report file or directory")
-        else:
-            files.append(path)
-    return files
+    """Report files named by the arguments (aprof_profile.report_files)."""
+    try:
+        return aprof_profile.report_files(paths)
+    except aprof_profile.ProfileError as e:
+        raise UserError(str(e)) from None
 
 
 def load_reports(paths: Sequence[str]) -> List[aprof_report.Report]:

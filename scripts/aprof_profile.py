@@ -27,7 +27,8 @@ from typing import Dict, Iterable, List, Sequence, Tuple
 
 import aprof_report
 
-__all__ = ["ProfileError", "Point", "RoutineProfile", "Profile", "merge", "load_profile"]
+__all__ = ["ProfileError", "Point", "RoutineProfile", "Profile", "merge", "report_files",
+           "load_profile"]
 
 RoutineKey = Tuple[str, str]  # (object path, mangled name)
 
@@ -170,9 +171,10 @@ def merge(reports: Sequence[aprof_report.Report]) -> Profile:
                    first.cost_metric, first.memory_resolution, total_cost, routines)
 
 
-def load_profile(paths: Iterable[str]) -> Profile:
-    """Loads and merges reports; a directory stands for the aprof-trms.out.*
-    files in it. Raises aprof_report.ReportError or ProfileError."""
+def report_files(paths: Iterable[str]) -> List[str]:
+    """The report files named by paths: a directory stands for the
+    aprof-trms.out.* files in it (never the .tmp of an unfinished one).
+    Raises ProfileError for a missing path or a directory without reports."""
     files: List[str] = []
     for path in paths:
         if os.path.isdir(path):
@@ -181,6 +183,14 @@ def load_profile(paths: Iterable[str]) -> Profile:
             if not inside:
                 raise ProfileError(f"{path}: no aprof-trms.out.* report in this directory")
             files.extend(inside)
+        elif not os.path.exists(path):
+            raise ProfileError(f"{path}: no such report file or directory")
         else:
             files.append(path)
-    return merge([aprof_report.load(f) for f in files])
+    return files
+
+
+def load_profile(paths: Iterable[str]) -> Profile:
+    """Loads and merges reports (see report_files). Raises
+    aprof_report.ReportError or ProfileError."""
+    return merge([aprof_report.load(f) for f in report_files(paths)])
