@@ -178,13 +178,6 @@ def fit_of(aprof_fit, routine, metric: str) -> FitInfo:
         return FitInfo(reason=f"no fit: {e}")
 
 
-def model_text(aprof_fit, fit) -> str:
-    """'n^2', or 'n^k (k=1.52)' for the free exponent."""
-    if fit.model == "n^k":
-        return f"n^k (k={fit.k:.3g})"
-    return fit.model
-
-
 # ---------------------------------------------------------------------------
 # Drawing.
 # ---------------------------------------------------------------------------
@@ -278,7 +271,7 @@ def draw_cost(ax, np, aprof_fit, routine, metric: str, fit: FitInfo, style: Styl
         if ax.get_yscale() == "log":
             ok &= pred > 0
         ax.plot(grid[ok], pred[ok], "-", color="black", lw=1.4,
-                label=apl.tex_escape(f"fit {model_text(aprof_fit, best)}: {best.formula()}"))
+                label=apl.tex_escape(f"fit {aprof_fit.model_label(best)}: {best.formula()}"))
         method = fit.result.method
         good = f"R² = {best.r2:.4f}"
         ax.plot([], [], " ", label=good)
@@ -286,7 +279,7 @@ def draw_cost(ax, np, aprof_fit, routine, metric: str, fit: FitInfo, style: Styl
         if ru is not None:
             delta = ru.criterion - best.criterion
             ax.plot([], [], " ", label=apl.tex_escape(
-                f"runner-up: {model_text(aprof_fit, ru)} (Δ{method} {delta:+.1f})"))
+                f"runner-up: {aprof_fit.model_label(ru)} (Δ{method} {delta:+.1f})"))
         ax.legend(fontsize="x-small" if style.small else "small", loc="upper left",
                   framealpha=0.85)
     else:
@@ -417,12 +410,12 @@ def _fit_lines(aprof_fit, label: str, fit: FitInfo) -> List[str]:
         return [f"{pad}model:      none ({fit.reason})"]
     best = fit.result.best
     m = fit.result.method
-    lines = [f"{pad}model:      {model_text(aprof_fit, best)}",
+    lines = [f"{pad}model:      {aprof_fit.model_label(best)}",
              f"{pad}formula:    cost = {best.formula(4)}",
              f"{pad}goodness:   R^2 = {best.r2:.5f}, {m} = {best.criterion:.2f}"]
     ru = fit.result.runner_up
     if ru is not None:
-        lines.append(f"{pad}runner-up:  {model_text(aprof_fit, ru)}: cost = {ru.formula(4)} "
+        lines.append(f"{pad}runner-up:  {aprof_fit.model_label(ru)}: cost = {ru.formula(4)} "
                      f"(R^2 = {ru.r2:.5f}, {m} = {ru.criterion:.2f})")
     else:
         lines.append(f"{pad}runner-up:  none")
@@ -446,8 +439,8 @@ def summary_text(profile, routines, fits_of, files_of, aprof_fit) -> str:
                f"{'TRMS model':<14}  {'RMS model':<14}")
     for r in routines:
         f = fits_of[r.key]
-        tm = model_text(aprof_fit, f["trms"].result.best) if f["trms"].result else "-"
-        rm = model_text(aprof_fit, f["rms"].result.best) if f["rms"].result else "-"
+        tm = aprof_fit.model_label(f["trms"].result.best) if f["trms"].result else "-"
+        rm = aprof_fit.model_label(f["rms"].result.best) if f["rms"].result else "-"
         out.append(f"{apl.short_name(r.name, width):<{width}}  {r.calls:>9}  "
                    f"{apl.percent(r.cumulative_cost, profile.total_cost):>6.2f}%  "
                    f"{len(r.trms):>6}  {len(r.rms):>6}  {tm:<14}  {rm:<14}")
