@@ -137,6 +137,28 @@ def prepare_outdir(path: str) -> str:
     return path
 
 
+DEFAULT_DPI = 100
+
+
+def add_output_options(group, picture: str, default_size: str) -> None:
+    """--format, --size, --dpi and --quiet, common to plot.py and charts.py;
+    `picture` names one output picture in the help ("a chart")."""
+    group.add_argument("-f", "--format", default="png", metavar="FMT",
+                       help="png (default), svg or pdf")
+    group.add_argument("--size", default=default_size, metavar="WxH",
+                       help=f"size of {picture} in pixels (default {default_size})")
+    group.add_argument("--dpi", type=int, default=DEFAULT_DPI,
+                       help=f"resolution of PNG pictures, dots per inch (default {DEFAULT_DPI})")
+    group.add_argument("-q", "--quiet", action="store_true",
+                       help="do not list the files written on stdout")
+
+
+def check_output_options(parser, args) -> None:
+    """Rejects option values add_output_options accepts syntactically only."""
+    if not 20 <= args.dpi <= 1200:
+        parser.error("--dpi must be between 20 and 1200")
+
+
 def parse_size(text: str) -> Tuple[int, int]:
     """'800x500' -> (800, 500) pixels."""
     m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text)

@@ -61,7 +61,6 @@ import aprof_report  # noqa: E402
 PROG = "charts.py"
 DEFAULT_TOP = 30
 DEFAULT_SIZE = "1000x500"
-DEFAULT_DPI = 100
 SUMMARY = "charts.txt"
 CHARTS = ("induced-by-routine", "richness", "input-volume", "induced-split", "induced-share")
 COVERAGE_WARNING = 0.99
@@ -105,19 +104,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--log-x", action="store_true",
                    help="logarithmic '%% of routines' axis in the curves (they often fall "
                         "within the first few %%)")
-    p.add_argument("-f", "--format", default="png", metavar="FMT",
-                   help="png (default), svg or pdf")
-    p.add_argument("--size", default=DEFAULT_SIZE, metavar="WxH",
-                   help=f"size of a chart in pixels (default {DEFAULT_SIZE})")
-    p.add_argument("--dpi", type=int, default=DEFAULT_DPI,
-                   help=f"resolution of PNG charts, dots per inch (default {DEFAULT_DPI})")
-    p.add_argument("-q", "--quiet", action="store_true",
-                   help="do not list the files written on stdout")
+    apl.add_output_options(p, "a chart", DEFAULT_SIZE)
     args = p.parse_args(argv)
     if args.top < 1:
         p.error("--top must be at least 1")
-    if not 20 <= args.dpi <= 1200:
-        p.error("--dpi must be between 20 and 1200")
+    apl.check_output_options(p, args)
     return args
 
 

@@ -46,7 +46,6 @@ KINDS = ("cost", "workload", "stats", "total")
 METRICS = ("trms", "rms")
 DEFAULT_TOP = 5
 DEFAULT_SIZE = "1000x480"
-DEFAULT_DPI = 100
 SUMMARY = "summary.txt"
 
 EPILOG = """\
@@ -105,22 +104,14 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     kinds.add_argument("--grid-only", action="store_true",
                        help="draw the grid but not the per-routine files (implies --grid)")
     look = p.add_argument_group("appearance")
-    look.add_argument("-f", "--format", default="png", metavar="FMT",
-                      help="png (default), svg or pdf")
     look.add_argument("--log-x", action="store_true", help="logarithmic input-size axis")
     look.add_argument("--log-y", action="store_true", help="logarithmic cost / activations axis")
     look.add_argument("--log", action="store_true", help="both axes logarithmic")
-    look.add_argument("--size", default=DEFAULT_SIZE, metavar="WxH",
-                      help=f"size of a per-routine picture in pixels (default {DEFAULT_SIZE})")
-    look.add_argument("--dpi", type=int, default=DEFAULT_DPI,
-                      help=f"resolution of PNG pictures, dots per inch (default {DEFAULT_DPI})")
-    p.add_argument("-q", "--quiet", action="store_true",
-                   help="do not list the files written on stdout")
+    apl.add_output_options(look, "a per-routine picture", DEFAULT_SIZE)
     args = p.parse_args(argv)
     if args.top is not None and args.top < 1:
         p.error("--top must be at least 1")
-    if not 20 <= args.dpi <= 1200:
-        p.error("--dpi must be between 20 and 1200")
+    apl.check_output_options(p, args)
     if args.log:
         args.log_x = args.log_y = True
     if args.grid_file or args.grid_only:
@@ -220,18 +211,16 @@ def _axes(ax, style: Style, metric: str, ylabel: str, sizes, values) -> None:
     """Scales and labels; a logarithmic axis needs a positive value (sizes
     may all be 0: the axis then stays linear and the panel says why)."""
     linear = []
-    if style.log_x:
-        if any(s > 0 for s in sizes):
-            ax.set_xscale("log")
-            _plain_log_labels(ax, ax.xaxis, ax.get_xlim)
+    for wanted, data, what, set_scale, axis, limits in (
+            (style.log_x, sizes, "sizes", ax.set_xscale, ax.xaxis, ax.get_xlim),
+            (style.log_y, values, "values", ax.set_yscale, ax.yaxis, ax.get_ylim)):
+        if not wanted:
+            continue
+        if any(v > 0 for v in data):
+            set_scale("log")
+            _plain_log_labels(ax, axis, limits)
         else:
-            linear.append("sizes")
-    if style.log_y:
-        if any(v > 0 for v in values):
-            ax.set_yscale("log")
-            _plain_log_labels(ax, ax.yaxis, ax.get_ylim)
-        else:
-            linear.append("values")
+            linear.append(what)
     from matplotlib.ticker import MaxNLocator
     if ax.get_xscale() == "linear":
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))   # sizes are whole cells
