@@ -224,3 +224,13 @@ def test_errors(reports, tmp_path):
     assert_user_error(charts(reports["b"], other, "-o", tmp_path / "o"), "cannot be merged")
     assert_ok(charts("--per-report", reports["b"], other, "-o", tmp_path / "o2"))
     assert not (tmp_path / "out").exists() and not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("dpi", ["5", "5000"])
+def test_out_of_range_dpi_is_a_usage_error(reports, tmp_path, dpi):
+    # The check is shared with plot.py (aprof_plotting.check_output_options).
+    proc = charts(reports["a"], "-o", tmp_path / "o", "--dpi", dpi)
+    assert proc.returncode == 2
+    assert "--dpi must be between 20 and 1200" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "o").exists()
