@@ -59,6 +59,7 @@ bool ProcessCommandLineOption(const char* arg) {
     if (value[0] == '\0') BadOption(arg, "a routine name pattern");
     o.skip_patterns.push_back(value);
   } else if (VG_BOOL_CLO(arg, "--collect-atstart", o.collect_at_start)) {
+  } else if (VG_BOOL_CLO(arg, "--trms", o.track_trms)) {
   } else if (VG_BINT_CLO(arg, "--overflow-threshold", number, 64, kMaxTimestamp)) {
     o.overflow_threshold = static_cast<Timestamp>(number);
   } else {
@@ -83,7 +84,10 @@ void PrintUsage() {
       "                                    (* and ?) are not profiled; their cost and\n"
       "                                    input count for their caller (repeatable)\n"
       "    --collect-atstart=no|yes        record activations from the start, or\n"
-      "                                    only after APROF_TRMS_START_COLLECTION [yes]\n");
+      "                                    only after APROF_TRMS_START_COLLECTION [yes]\n"
+      "    --trms=no|yes                   no: compute the RMS only, without tracking\n"
+      "                                    input from other threads and the kernel;\n"
+      "                                    faster, and every TRMS equals the RMS [yes]\n");
 }
 
 void PrintDebugUsage() {

@@ -20,6 +20,7 @@ struct Options {
   SyscallInput syscall_input = SyscallInput::kAll;
   InternalVector<const char*> skip_patterns;  // --skip-routine globs
   bool collect_at_start = true;
+  bool track_trms = true;  // --trms=no: RMS only
   Timestamp overflow_threshold = kMaxTimestamp;
 };
 

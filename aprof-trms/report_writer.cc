@@ -136,6 +136,8 @@ void WriteRecords(RecordWriter& out, const ReportContext& c) {
   out.Tag("cost-metric").Text(CostMetricName(c.options->cost_metric)).End();
   out.Tag("memory-resolution").Number(c.options->memory_resolution).End();
   out.Tag("syscall-input").Text(SyscallInputName(c.options->syscall_input)).End();
+  // Optional record, written only when not the default (format version 1).
+  if (!c.options->track_trms) out.Tag("trms-tracking").Text("no").End();
 
   for (size_t i = 0; i < engine.thread_record_count(); ++i) {
     const ThreadRecord& thread = engine.thread_record(i);

@@ -95,6 +95,7 @@ void PostCommandLineInit() {
   EngineOptions engine_options;
   engine_options.resolution_shift = static_cast<unsigned>(__builtin_ctz(options.memory_resolution));
   engine_options.overflow_threshold = options.overflow_threshold;
+  engine_options.track_induced = options.track_trms;
   g_tool.engine = New<Engine>(engine_options);
   g_tool.engine->set_recording(options.collect_at_start);
   g_tool.routines = New<RoutineTable>();

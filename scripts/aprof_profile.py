@@ -17,8 +17,8 @@ name). Two routines of one report with the same object and name (static
 functions in different compilation units) stay apart: the later ones get
 "@0x<address>" appended to their key.
 
-Merging reports with different cost metrics or memory resolutions is refused
-(ProfileError): their numbers are not comparable.
+Merging reports with different cost metrics, memory resolutions or TRMS
+tracking (--trms) is refused (ProfileError): their numbers are not comparable.
 """
 import dataclasses
 import fnmatch
@@ -109,6 +109,7 @@ class Profile:
     commands: List[Tuple[str, ...]]
     cost_metric: str
     memory_resolution: int
+    trms_tracking: bool  # False: RMS only (--trms=no), every TRMS equals the RMS
     total_cost: int  # over all threads of all reports
     routines: Dict[RoutineKey, RoutineProfile]
 
@@ -138,17 +139,25 @@ def _keys_of(report: aprof_report.Report) -> Dict[int, RoutineKey]:
     return keys
 
 
+def _settings(h: aprof_report.Header) -> tuple:
+    return (h.cost_metric, h.memory_resolution, h.trms_tracking)
+
+
+def _settings_text(h: aprof_report.Header) -> str:
+    return (f"cost metric {h.cost_metric}, resolution {h.memory_resolution}, "
+            + ("TRMS tracked" if h.trms_tracking else "RMS only"))
+
+
 def merge(reports: Sequence[aprof_report.Report]) -> Profile:
     if not reports:
         raise ProfileError("no report to merge")
     first = reports[0].header
     for rep in reports[1:]:
         h = rep.header
-        if (h.cost_metric, h.memory_resolution) != (first.cost_metric, first.memory_resolution):
+        if _settings(h) != _settings(first):
             raise ProfileError(
-                f"{rep.path}: cost metric {h.cost_metric}, resolution {h.memory_resolution} "
-                f"differ from {reports[0].path} ({first.cost_metric}, {first.memory_resolution}): "
-                "reports of different settings cannot be merged")
+                f"{rep.path}: settings ({_settings_text(h)}) differ from {reports[0].path} "
+                f"({_settings_text(first)}): reports of different settings cannot be merged")
     routines: Dict[RoutineKey, RoutineProfile] = {}
     total_cost = 0
     for rep in reports:
@@ -168,7 +177,8 @@ def merge(reports: Sequence[aprof_report.Report]) -> Profile:
                 pts = routines[keys[rid]].points(metric)
                 pts.setdefault(size, Point(size)).add(t)
     return Profile([rep.path for rep in reports], [rep.header.command for rep in reports],
-                   first.cost_metric, first.memory_resolution, total_cost, routines)
+                   first.cost_metric, first.memory_resolution, first.trms_tracking,
+                   total_cost, routines)
 
 
 def report_files(paths: Iterable[str]) -> List[str]:

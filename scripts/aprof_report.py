@@ -67,6 +67,8 @@ class Header:
     cost_metric: str       # "bb" or "instructions"
     memory_resolution: int  # bytes per cell
     syscall_input: str     # "all" or "io"
+    # False for --trms=no: only RMS was computed and every TRMS equals it.
+    trms_tracking: bool = True
 
 
 @dataclasses.dataclass(frozen=True)
@@ -168,15 +170,16 @@ def escape(text: str) -> str:
 # ---------------------------------------------------------------------------
 
 # tag -> (number of fields after the tag or None for "at least 1", order rank)
-_HEADER_TAGS = ("tool", "command", "pid", "cost-metric", "memory-resolution",
-                "syscall-input")
 _TAGS = {
     MAGIC: (1, 0),
     "tool": (3, 1), "command": (None, 2), "pid": (2, 3), "cost-metric": (1, 4),
-    "memory-resolution": (1, 5), "syscall-input": (1, 6),
-    "thread": (3, 7), "routine": (5, 8), "totals": (5, 9),
-    "trms": (11, 10), "rms": (11, 11), "end": (1, 12),
+    "memory-resolution": (1, 5), "syscall-input": (1, 6), "trms-tracking": (1, 7),
+    "thread": (3, 8), "routine": (5, 9), "totals": (5, 10),
+    "trms": (11, 11), "rms": (11, 12), "end": (1, 13),
 }
+_LAST_HEADER_RANK = 7
+# Header records that may be absent (written only when not the default).
+_OPTIONAL_TAGS = ("trms-tracking",)
 _TUPLE_FIELDS = ("thread", "routine", "size", "calls", "min_cost", "max_cost",
                  "sum_cost", "sum_sq_cost", "sum_self_cost",
                  "sum_thread_induced", "sum_external")
@@ -240,13 +243,14 @@ class _Parser:
             raise self.error(f"'{tag}' record needs {count} field(s) after the tag, has {len(args)}")
         # Order: records of one tag are contiguous, tags in the documented order,
         # header records exactly once.
-        if rank < self.rank or (rank == self.rank and (rank <= 6 or tag == "end")):
+        if rank < self.rank or (rank == self.rank and (rank <= _LAST_HEADER_RANK or tag == "end")):
             if tag == self.last_tag:
                 raise self.error(f"duplicate '{tag}' record")
             raise self.error(f"record out of order: '{tag}' after '{self.last_tag}'")
         if rank > self.rank:
             for missing_tag, (_, r) in _TAGS.items():
-                if self.rank < r < rank and r <= 6:
+                if (self.rank < r < rank and r <= _LAST_HEADER_RANK
+                        and missing_tag not in _OPTIONAL_TAGS):
                     raise self.error(f"missing '{missing_tag}' record before '{tag}'")
         self.rank = rank
         self.last_tag = tag
@@ -287,6 +291,11 @@ class _Parser:
         if args[0] not in SYSCALL_INPUTS:
             raise self.error(f"unknown syscall input {args[0]!r} (expected one of {', '.join(SYSCALL_INPUTS)})")
         self.header["syscall_input"] = args[0]
+
+    def rec_trms_tracking(self, tag, args):
+        if args[0] not in ("yes", "no"):
+            raise self.error(f"'{tag}' record: expected yes or no, found {args[0]!r}")
+        self.header["trms_tracking"] = args[0] == "yes"
 
     # --- body ---------------------------------------------------------------
     def rec_thread(self, tag, args):
@@ -356,7 +365,8 @@ class _Parser:
         h = self.header
         header = Header(h["version"], h["tool"], h["tool_version"], h["valgrind_version"],
                         h["command"], h["pid"], h["ppid"], h["cost_metric"],
-                        h["memory_resolution"], h["syscall_input"])
+                        h["memory_resolution"], h["syscall_input"],
+                        h.get("trms_tracking", True))
         return Report(self.path, header, self.threads, self.routines, self.totals,
                       self.metrics["trms"], self.metrics["rms"])
 
@@ -562,7 +572,8 @@ def _summary(report: Report) -> str:
             f"command {' '.join(h.command)!r}, {len(report.threads)} threads, "
             f"{len(report.routines)} routines, {len(report.trms)} trms and "
             f"{len(report.rms)} rms tuples, cost {h.cost_metric}, "
-            f"resolution {h.memory_resolution}, syscall input {h.syscall_input}")
+            f"resolution {h.memory_resolution}, syscall input {h.syscall_input}"
+            + ("" if h.trms_tracking else ", RMS only (TRMS not tracked)"))
 
 
 def main(argv: List[str]) -> int:

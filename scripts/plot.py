@@ -419,6 +419,8 @@ def summary_text(profile, routines, fits_of, files_of, aprof_fit) -> str:
     out.append(f"cost metric: {profile.cost_metric} ({unit}); memory resolution: "
                f"{profile.memory_resolution} bytes per cell; total cost of all threads: "
                f"{profile.total_cost} {unit}")
+    if not profile.trms_tracking:
+        out.append("RMS only (--trms=no): induced reads were not tracked; every TRMS equals the RMS")
     out.append("cost share = cumulative (inclusive) cost / total cost of all threads; "
                "fits: max cost per input size, model chosen by "
                f"{_method(fits_of)} (scripts/aprof_fit.py)")

@@ -101,6 +101,9 @@ def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: st
                        f"{base.memory_resolution}, candidate {cand.cost_metric} and "
                        f"{cand.memory_resolution}: profile both with the same --cost-metric and "
                        "--memory-resolution")
+    if metric == "trms" and base.trms_tracking != cand.trms_tracking:
+        raise BadInput("one side was profiled with --trms=no (RMS only): compare TRMS only "
+                       "between runs that both track it, or compare with --metric rms")
     b, c = by_match_key(base), by_match_key(cand)
     common = sorted(set(b) & set(c))
     if not common:

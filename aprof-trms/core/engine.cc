@@ -141,7 +141,7 @@ void Engine::ReadCell(LiveThread& thread, uptr cell) {
   const Timestamp last_access = *own;  // 0: never accessed by this thread
   *own = count_;
 
-  const Timestamp latest_write = global_writes_.Get(cell);
+  const Timestamp latest_write = options_.track_induced ? global_writes_.Get(cell) : 0;
   // Written by another thread or the kernel since this thread last touched
   // the cell: new input for every pending activation of the thread.
   const bool induced = last_access < (latest_write & kTimeMask);
@@ -178,7 +178,7 @@ void Engine::WriteCells(uptr address, uptr size) {
 // happen in between, so one step per cell would change no comparison).
 void Engine::KernelWrite(uptr address, uptr size) {
   uptr first, last;
-  if (!CellRange(address, size, &first, &last)) return;
+  if (!options_.track_induced || !CellRange(address, size, &first, &last)) return;
   Tick();
   for (uptr cell = first; cell <= last; ++cell)
     *global_writes_.Slot(cell) = count_ | kKernelWriteBit;

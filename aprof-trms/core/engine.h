@@ -33,6 +33,9 @@ struct EngineOptions {
   // The counter is renumbered (Figure 13) when it reaches this value. Tests
   // set it very low; it must leave room for 3 * (pending activations) + 4.
   Timestamp overflow_threshold = kMaxTimestamp;
+  // False computes RMS only: no global shadow memory, no induced reads, so
+  // every TRMS equals the RMS (to measure what TRMS costs over RMS).
+  bool track_induced = true;
 };
 
 // Everything recorded about one thread, kept after the thread exits (its
@@ -151,7 +154,7 @@ class Engine {
   void ReadCell(LiveThread& thread, uptr cell);
   void WriteCell(LiveThread& thread, uptr cell) {
     *thread.memory.Slot(cell) = count_;
-    *global_writes_.Slot(cell) = count_;
+    if (options_.track_induced) *global_writes_.Slot(cell) = count_;
   }
   void ReadCells(uptr address, uptr size);
   void WriteCells(uptr address, uptr size);

@@ -82,9 +82,10 @@ def activations(routine: Routine, seed: int = 0) -> List[Tuple[int, int, int]]:
 
 def report_text(routines: Sequence[Routine], threads: int = 1, cost_metric: str = "bb",
                 resolution: int = 4, seed: int = 0, pid: int = 4242,
-                command: Sequence[str] = ("./synthetic",)) -> str:
+                command: Sequence[str] = ("./synthetic",), trms_tracking: bool = True) -> str:
     """The text of a report in which activation i of each routine ran in
-    thread i % threads + 1 and called nothing (self cost = cost)."""
+    thread i % threads + 1 and called nothing (self cost = cost). Without
+    trms_tracking (the tool's --trms=no) every TRMS is the RMS."""
     lines = [
         f"{aprof_report.MAGIC}\t{aprof_report.FORMAT_VERSION}",
         "tool\taprof-trms\t0.1.0\t3.19.0",
@@ -93,12 +94,13 @@ def report_text(routines: Sequence[Routine], threads: int = 1, cost_metric: str 
         f"cost-metric\t{cost_metric}",
         f"memory-resolution\t{resolution}",
         "syscall-input\tall",
-    ]
+    ] + ([] if trms_tracking else ["trms-tracking\tno"])
     # (thread, routine id) -> [calls, cost]; (metric, thread, rid, size) -> tuple fields
     totals: Dict[Tuple[int, int], List[int]] = {}
     tuples: Dict[Tuple[str, int, int, int], List[int]] = {}
     for rid, r in enumerate(routines, 1):
         for i, (trms, rms, cost) in enumerate(activations(r, seed)):
+            trms = trms if trms_tracking else rms
             th = i % threads + 1
             tot = totals.setdefault((th, rid), [0, 0])
             tot[0] += 1

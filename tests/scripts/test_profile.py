@@ -60,3 +60,7 @@ def test_different_settings_are_not_merged(tmp_path):
     b = synthetic.write_report(tmp_path / "b", [R("f", C["n"], [1])], resolution=8)
     with pytest.raises(ap.ProfileError, match="cannot be merged"):
         ap.load_profile([a, b])
+    rms_only = synthetic.write_report(tmp_path / "c", [R("f", C["n"], [1])], trms_tracking=False)
+    with pytest.raises(ap.ProfileError, match="RMS only.*cannot be merged"):
+        ap.load_profile([a, rms_only])
+    assert not ap.load_profile([rms_only]).trms_tracking

@@ -151,6 +151,15 @@ def test_mismatched_cost_metric_or_resolution_exits_2(tmp_path):
     assert r.returncode == 2 and "cannot be merged" in r.stderr
 
 
+def test_trms_is_not_compared_with_an_rms_only_run(tmp_path):
+    base = report(tmp_path / "base", R("work", C["n"]))
+    rms_only = report(tmp_path / "rms", R("work", C["n"]), trms_tracking=False)
+    r = run([base], [rms_only])
+    assert r.returncode == 2 and "--trms=no" in r.stderr
+    r = run([base], [rms_only], "--metric", "rms")
+    assert r.returncode == 0, r.stderr
+
+
 def test_nothing_to_compare_exits_2(tmp_path):
     base = report(tmp_path / "base", R("work", C["n"]))
     other = report(tmp_path / "other", R("unrelated", C["n"]))

@@ -317,6 +317,20 @@ def test_records_out_of_order():
     expect_error(report_text(body), 9, "duplicate 'cost-metric'|out of order")
 
 
+def test_optional_trms_tracking_record():
+    assert ar.loads(report_text(EXAMPLE_BODY)).header.trms_tracking
+    header = HEADER + ["trms-tracking\tno"]
+    assert not ar.loads(report_text(EXAMPLE_BODY, header=header)).header.trms_tracking
+    expect_error(report_text(EXAMPLE_BODY, header=HEADER + ["trms-tracking\tmaybe"]), 8,
+                 "expected yes or no, found 'maybe'")
+    expect_error(report_text(EXAMPLE_BODY, header=header + ["trms-tracking\tno"]), 9,
+                 "duplicate 'trms-tracking' record")
+    # It belongs to the header: after syscall-input, before the threads.
+    header = HEADER[:6] + ["trms-tracking\tno", HEADER[6]]
+    expect_error(report_text(EXAMPLE_BODY, header=header), 7,
+                 "missing 'syscall-input' record before 'trms-tracking'")
+
+
 def test_duplicate_and_missing_header_records():
     header = HEADER[:2] + [HEADER[1]] + HEADER[2:]
     expect_error(report_text(EXAMPLE_BODY, header=header), 3, "duplicate 'tool' record")

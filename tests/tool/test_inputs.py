@@ -79,6 +79,22 @@ def test_producer_consumer_spin(tmp_path):
     assert (p1, p2) == (n1, n2)
 
 
+def test_rms_only(tmp_path):
+    """--trms=no computes the RMS alone: the same RMS as a full run, every
+    TRMS equal to it, no induced read; the report header says so."""
+    prog = program("prodcons")
+    full, rms_only = run_tools(tmp_path, [Spec([prog, "spin", "50"]),
+                                          Spec([prog, "spin", "50"], ["--trms=no"])])
+    assert full.report.header.trms_tracking and not rms_only.report.header.trms_tracking
+    rms, trms, induced, external = sizes(rms_only, "consume_all", prog, thread=2)
+    assert (trms, induced, external) == (rms, 0, 0)
+    assert rms == sizes(full, "consume_all", prog, thread=2)[0]
+    r = rms_only.report
+    assert {k: (t.calls, t.sum_cost) for k, t in r.trms.items()} == \
+           {k: (t.calls, t.sum_cost) for k, t in r.rms.items()}
+    assert all(t.sum_thread_induced == t.sum_external == 0 for t in r.trms.values())
+
+
 def test_producer_consumer_semaphores(tmp_path):
     """The same with POSIX semaphores: TRMS grows at least by one per item;
     RMS stays small (exact values depend on the paths inside sem_wait)."""

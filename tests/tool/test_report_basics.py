@@ -7,7 +7,7 @@ import aprof_report as ar
 from toolrun import Spec, program, routine, run_tool, run_tools, vg_in_place, valgrind
 
 OPTIONS = ["--memory-resolution", "--cost-metric", "--aprof-out-file", "--syscall-input",
-           "--skip-routine", "--collect-atstart"]
+           "--skip-routine", "--collect-atstart", "--trms"]
 
 
 def test_header_file_name_and_pid(tmp_path):
@@ -79,7 +79,8 @@ def test_unwritable_output_path(tmp_path):
 
 BAD_OPTIONS = ["--memory-resolution=3", "--memory-resolution=0", "--memory-resolution=32",
                "--memory-resolution=four", "--cost-metric=foo", "--cost-metric=",
-               "--syscall-input=x", "--collect-atstart=maybe", "--overflow-threshold=abc"]
+               "--syscall-input=x", "--collect-atstart=maybe", "--trms=rms",
+               "--overflow-threshold=abc"]
 
 
 def test_bad_option_values(tmp_path):

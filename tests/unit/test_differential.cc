@@ -67,6 +67,30 @@ TEST_P(Differential, EngineMatchesNaiveAlgorithm) {
   EXPECT_GT(trms_above_rms, 5u * kTracesPerResolution);
 }
 
+// With induced reads not tracked (--trms=no), every activation's TRMS is its
+// RMS, and both equal the naive algorithm's RMS.
+TEST_P(Differential, RmsOnlyEngineMatchesNaiveRms) {
+  const unsigned shift = GetParam();
+  for (int i = 0; i < kTracesPerResolution / 4; ++i) {
+    const uint64_t seed = 7000003ULL * shift + i;
+    std::mt19937_64 rng(seed);
+    TraceShape shape;
+    shape.events = 200 + static_cast<int>(rng() % 400);
+    const Trace trace = RandomTrace(rng, shape);
+
+    EngineOptions options;
+    options.resolution_shift = shift;
+    options.track_induced = false;
+    Engine engine(options);
+    std::vector<ObservedActivation> expected = NaiveOracle(shift).Run(trace);
+    for (ObservedActivation& a : expected) {
+      a.trms = a.rms;
+      a.induced_by_threads = a.induced_by_kernel = 0;
+    }
+    ExpectSameActivations(RunEngine(engine, trace), expected, trace, seed);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllResolutions, Differential, ::testing::Values(0u, 1u, 2u, 3u, 4u),
                          [](const ::testing::TestParamInfo<unsigned>& info) {
                            return std::to_string(1u << info.param) + "ByteCells";
