@@ -132,12 +132,17 @@ bool Engine::CellRange(uptr address, uptr size, uptr* first, uptr* last) {
 void Engine::ReadCells(uptr address, uptr size) {
   uptr first, last;
   if (!CellRange(address, size, &first, &last)) return;
-  for (uptr cell = first; cell <= last; ++cell) ReadCell(*current_, cell);
+  current_->memory.ForEachRun(first, last, [this](uptr cell, Timestamp* own, uptr count) {
+    for (uptr i = 0; i < count; ++i)
+      if (own[i] != count_) ReadCell(*current_, cell + i, own + i);
+  });
 }
 
-// Figure 11, procedure read, for TRMS and RMS together.
-void Engine::ReadCell(LiveThread& thread, uptr cell) {
-  Timestamp* own = thread.memory.Slot(cell);
+// Figure 11, procedure read, for TRMS and RMS together. A read of a cell
+// the thread accessed at the current counter value changes nothing (no
+// other thread and no system call ran since: both move the counter), so
+// callers handle it without coming here.
+void Engine::ReadCell(LiveThread& thread, uptr cell, Timestamp* own) {
   const Timestamp last_access = *own;  // 0: never accessed by this thread
   *own = count_;
 
@@ -168,10 +173,17 @@ void Engine::ReadCell(LiveThread& thread, uptr cell) {
   }
 }
 
+void Engine::Fill(ShadowMemory& memory, uptr first, uptr last, Timestamp value) {
+  memory.ForEachRun(first, last, [value](uptr, Timestamp* slots, uptr count) {
+    for (uptr i = 0; i < count; ++i) slots[i] = value;
+  });
+}
+
 void Engine::WriteCells(uptr address, uptr size) {
   uptr first, last;
   if (!CellRange(address, size, &first, &last)) return;
-  for (uptr cell = first; cell <= last; ++cell) WriteCell(*current_, cell);
+  Fill(current_->memory, first, last, count_);
+  if (options_.track_induced) Fill(global_writes_, first, last, count_);
 }
 
 // Figure 12: one counter step for the whole buffer (no thread access can
@@ -180,8 +192,7 @@ void Engine::KernelWrite(uptr address, uptr size) {
   uptr first, last;
   if (!options_.track_induced || !CellRange(address, size, &first, &last)) return;
   Tick();
-  for (uptr cell = first; cell <= last; ++cell)
-    *global_writes_.Slot(cell) = count_ | kKernelWriteBit;
+  Fill(global_writes_, first, last, count_ | kKernelWriteBit);
 }
 
 }  // namespace aprof

@@ -90,21 +90,17 @@ class Engine {
   void Call(RoutineId routine);
   void Return();
   void AddCost(u64 amount) { current_->record->cost += amount; }
-  // Accesses within one cell (most of them) take the inline path.
+  // Accesses within one cell (most of them) take the inline path; a read
+  // of a cell already accessed at the current counter value ends there.
   void Read(uptr address, uptr size) {
     uptr cell;
     if (!WithinOneCell(address, size, &cell)) return ReadCells(address, size);
-    RecentAccess& recent = recent_[cell & (kRecentAccesses - 1)];
-    if (recent.cell == cell && recent.count == count_) return;
-    recent = {cell, count_, false};
-    ReadCell(*current_, cell);
+    Timestamp* own = current_->memory.Slot(cell);
+    if (*own != count_) ReadCell(*current_, cell, own);
   }
   void Write(uptr address, uptr size) {
     uptr cell;
     if (!WithinOneCell(address, size, &cell)) return WriteCells(address, size);
-    RecentAccess& recent = recent_[cell & (kRecentAccesses - 1)];
-    if (recent.cell == cell && recent.count == count_ && recent.written) return;
-    recent = {cell, count_, true};
     WriteCell(*current_, cell);
   }
   // The kernel reads user memory for a system call (e.g. write()): a read by
@@ -151,13 +147,16 @@ class Engine {
                                 address < ShadowMemory::kAddressLimit && size != 0,
                             1);
   }
-  void ReadCell(LiveThread& thread, uptr cell);
+  // own: the thread's slot for the cell, which holds a time before count_.
+  void ReadCell(LiveThread& thread, uptr cell, Timestamp* own);
   void WriteCell(LiveThread& thread, uptr cell) {
     *thread.memory.Slot(cell) = count_;
     if (options_.track_induced) *global_writes_.Slot(cell) = count_;
   }
   void ReadCells(uptr address, uptr size);
   void WriteCells(uptr address, uptr size);
+  // Sets the slots of cells [first, last] to value.
+  static void Fill(ShadowMemory& memory, uptr first, uptr last, Timestamp value);
   void CompleteTopActivation(LiveThread& thread);
   // Cells [first, last] covered by an access; false if none is tracked.
   bool CellRange(uptr address, uptr size, uptr* first, uptr* last);
@@ -165,22 +164,8 @@ class Engine {
     return tid < live_.size() ? live_[tid] : nullptr;
   }
 
-  // Cells accessed while the counter had its current value: accessing such
-  // a cell again changes nothing (a read after any access at the same
-  // timestamp, a write after a write), because nothing else can touch the
-  // shadow until the counter moves. A direct-mapped table small enough for
-  // the L1 cache lets those accesses skip the shadow memories. Entries of
-  // older counter values are stale by construction; renumbering clears it.
-  struct RecentAccess {
-    uptr cell;
-    Timestamp count;
-    bool written;
-  };
-  static constexpr size_t kRecentAccesses = 1024;
-
   const EngineOptions options_;
   Timestamp count_ = kThreadRootTimestamp;
-  RecentAccess recent_[kRecentAccesses] = {};
   ShadowMemory global_writes_;       // wts: latest write by anyone
   InternalVector<LiveThread*> live_;  // indexed by ThreadId
   InternalVector<ThreadRecord*> records_;

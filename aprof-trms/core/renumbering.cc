@@ -105,8 +105,6 @@ void Engine::Renumber() {
   }
 
   count_ = renumbering.NewCounter();
-  // Old counter values may come back: forget the accesses tagged with them.
-  for (RecentAccess& recent : recent_) recent = RecentAccess{};
   APROF_CHECK(count_ < kMaxTimestamp);
 }
 

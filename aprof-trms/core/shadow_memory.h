@@ -41,16 +41,30 @@ class ShadowMemory {
   // allocating its chunk if needed.
   Timestamp* Slot(uptr cell) {
     const uptr chunk_index = cell >> (kChunkAddressBits - shift_);
-    Timestamp* chunk = chunk_index == cached_chunk_index_ ? cached_chunk_
-                                                           : ChunkFor(chunk_index, /*allocate=*/true);
+    const CachedChunk& cached = cache_[chunk_index & (kCachedChunks - 1)];
+    Timestamp* chunk = __builtin_expect(cached.index == chunk_index, 1)
+                           ? cached.chunk
+                           : ChunkFor(chunk_index, /*allocate=*/true);
     return chunk + (cell & (cells_per_chunk() - 1));
+  }
+
+  // Calls fn(cell, slots, count) for consecutive runs of cells covering
+  // [first, last], one run per chunk: slots[i] is the slot of cell + i.
+  template <typename Fn>
+  void ForEachRun(uptr first, uptr last, Fn fn) {
+    for (uptr cell = first, count; cell <= last; cell += count) {
+      const uptr left_in_chunk = cells_per_chunk() - (cell & (cells_per_chunk() - 1));
+      count = last - cell + 1 < left_in_chunk ? last - cell + 1 : left_in_chunk;
+      fn(cell, Slot(cell), count);
+    }
   }
 
   // Timestamp of a cell, 0 if it was never written.
   Timestamp Get(uptr cell) {
     const uptr chunk_index = cell >> (kChunkAddressBits - shift_);
-    const Timestamp* chunk = chunk_index == cached_chunk_index_
-                                 ? cached_chunk_
+    const CachedChunk& cached = cache_[chunk_index & (kCachedChunks - 1)];
+    const Timestamp* chunk = __builtin_expect(cached.index == chunk_index, 1)
+                                 ? cached.chunk
                                  : ChunkFor(chunk_index, /*allocate=*/false);
     return chunk ? chunk[cell & (cells_per_chunk() - 1)] : 0;
   }
@@ -76,8 +90,7 @@ class ShadowMemory {
   static constexpr uptr kPrimaryEntries = uptr{1} << kPrimaryBits;
   static constexpr uptr kSecondaryEntries = uptr{1} << kSecondaryBits;
 
-  // Looks a chunk up in the tables and remembers it: accesses cluster, so
-  // most lookups hit the chunk of the previous one.
+  // Looks a chunk up in the tables and remembers it in the chunk cache.
   Timestamp* ChunkFor(uptr chunk_index, bool allocate) {
     Timestamp** secondary = primary_[chunk_index >> kSecondaryBits];
     if (__builtin_expect(secondary == nullptr, 0)) {
@@ -89,8 +102,7 @@ class ShadowMemory {
       if (!allocate) return nullptr;
       chunk = AllocateChunk();
     }
-    cached_chunk_index_ = chunk_index;
-    cached_chunk_ = chunk;
+    cache_[chunk_index & (kCachedChunks - 1)] = {chunk_index, chunk};
     return chunk;
   }
 
@@ -98,10 +110,18 @@ class ShadowMemory {
   Timestamp* AllocateChunk();
   uptr chunk_bytes() const { return cells_per_chunk() * sizeof(Timestamp); }
 
+  // Recently used chunks, direct-mapped by chunk index: accesses cluster in
+  // a few regions at a time (stack, heap, globals, I/O buffers), each of
+  // which usually keeps its entry, so most lookups skip both table levels.
+  struct CachedChunk {
+    uptr index = ~uptr{0};  // no chunk has this index
+    Timestamp* chunk = nullptr;
+  };
+  static constexpr uptr kCachedChunks = 16;
+
   const unsigned shift_;
   Timestamp*** primary_;
-  uptr cached_chunk_index_ = ~uptr{0};  // no chunk has this index
-  Timestamp* cached_chunk_ = nullptr;
+  CachedChunk cache_[kCachedChunks];
   // Primary entries that hold a secondary table, so that walks over the
   // shadow never scan the mostly empty primary table.
   InternalVector<uptr> used_primary_indices_;
