@@ -30,7 +30,13 @@ void CallTracker::ThreadCreated(ThreadId tid) {
   CallsOf(tid);
 }
 
+void CallTracker::FlushCost() {
+  if (g_pending_cost && engine_.has_current_thread()) engine_.AddCost(g_pending_cost);
+  g_pending_cost = 0;
+}
+
 void CallTracker::ThreadExited(ThreadId tid) {
+  FlushCost();
   engine_.ExitThread(tid);
   ForgetThread(tid);
 }
@@ -38,28 +44,31 @@ void CallTracker::ThreadExited(ThreadId tid) {
 void CallTracker::SwitchTo(ThreadId tid) {
   ThreadCalls& next = CallsOf(tid);
   if (current_ == &next) return;
+  FlushCost();
   // g_last_exit belongs to the running thread: park it with the thread.
-  if (current_) current_->previous_exit = g_last_exit;
-  g_last_exit = next.previous_exit;
+  if (current_) current_->last_exit = g_last_exit;
+  g_last_exit = next.last_exit;
   current_ = &next;
   engine_.SwitchTo(tid);
 }
 
 void CallTracker::SignalDelivered(ThreadId tid) {
   SwitchTo(tid);
+  FlushCost();
   ThreadCalls& t = *current_;
-  t.signals.push_back({t.frames.size(), t.previous_block, g_last_exit, false, false});
+  t.signals.push_back({t.frames.size(), g_last_exit, false, false});
+  g_last_exit = &kUnknownOrigin;  // examine the handler's first block
 }
 
 void CallTracker::SignalReturned(ThreadId tid) {
   SwitchTo(tid);
+  FlushCost();
   ThreadCalls& t = *current_;
   if (t.signals.empty()) return;  // the handler was left by a jump earlier
   const SignalContext context = t.signals.back();
   t.signals.pop_back();
   while (t.frames.size() > context.barrier) Pop(t);
   // Resume as if the interrupted block had just left by its own exit.
-  t.previous_block = context.interrupted_block;
   g_last_exit = context.interrupted_exit;
 }
 
@@ -101,17 +110,16 @@ bool CallTracker::Unwind(ThreadCalls& t, uptr stack_pointer, ExitKind how) {
 }
 
 void CallTracker::OnSuperblockEntry(SuperblockInfo* block, uptr stack_pointer) {
+  // The cost so far ran in the frames as they were before this entry.
+  FlushCost();
   ThreadCalls& t = *current_;
-  const SuperblockInfo* previous = t.previous_block;
-  ExitInfo exit{ExitKind::kSystem, 0};
-  if (previous && g_last_exit < previous->exit_count) exit = previous->exits[g_last_exit];
-  // The previous block's instructions ran in the frame that is on top now.
-  if (cost_is_instructions_) engine_.AddCost(exit.instructions);
+  const ExitInfo& exit = *g_last_exit;
+  g_last_exit = nullptr;
 
   if (!t.signals.empty() && !t.signals.back().handler_entered) {
     t.signals.back().handler_entered = true;
     Push(t, block, stack_pointer);  // the signal handler
-  } else if (!previous) {
+  } else if (!exit.from) {
     Push(t, block, stack_pointer);  // first block of the thread
   } else {
     const bool unwound = Unwind(t, stack_pointer, exit.kind);
@@ -121,22 +129,21 @@ void CallTracker::OnSuperblockEntry(SuperblockInfo* block, uptr stack_pointer) {
     // PLT stubs, the lazy-binding resolver jumping on. Not after unwinding:
     // longjmp and exception landing pads enter code that was already active.
     if (!unwound && (exit.kind == ExitKind::kJump || exit.kind == ExitKind::kReturn)) {
-      call = block->is_function_entry || block->object != previous->object ||
-             block->section != previous->section;
+      call = block->is_function_entry || block->object != exit.from->object ||
+             block->section != exit.from->section;
     }
     if (call) Push(t, block, stack_pointer);
   }
-
-  if (!cost_is_instructions_) engine_.AddCost(1);
-  t.previous_block = block;
 }
 
 void CallTracker::ExitAllThreads() {
+  FlushCost();
   engine_.ExitAllThreads();
   for (ThreadId tid = 0; tid < threads_.size(); ++tid) ForgetThread(tid);
 }
 
 void CallTracker::ResetAfterFork(ThreadId tid) {
+  FlushCost();
   for (ThreadId other = 0; other < threads_.size(); ++other)
     if (other != tid) ForgetThread(other);
   engine_.ResetAfterFork(tid);

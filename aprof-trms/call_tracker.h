@@ -21,14 +21,14 @@
 #include "core/engine.h"
 #include "core/internal_vector.h"
 #include "routine_table.h"
+#include "runtime_hooks.h"
 #include "superblock_info.h"
 
 namespace aprof {
 
 class CallTracker {
  public:
-  CallTracker(Engine& engine, RoutineTable& routines, bool cost_is_instructions)
-      : engine_(engine), routines_(routines), cost_is_instructions_(cost_is_instructions) {}
+  CallTracker(Engine& engine, RoutineTable& routines) : engine_(engine), routines_(routines) {}
   ~CallTracker();
   CallTracker(const CallTracker&) = delete;
   CallTracker& operator=(const CallTracker&) = delete;
@@ -39,6 +39,8 @@ class CallTracker {
   void SwitchTo(ThreadId tid);
   void SignalDelivered(ThreadId tid);
   void SignalReturned(ThreadId tid);
+  // Entry of a block after an exit that may call, return or unwind
+  // (g_last_exit), or the first block of a thread or signal handler.
   void OnSuperblockEntry(SuperblockInfo* block, uptr stack_pointer);
   // End of the program: complete every pending activation.
   void ExitAllThreads();
@@ -53,18 +55,18 @@ class CallTracker {
   };
   struct SignalContext {
     size_t barrier;  // frames below belong to the interrupted code
-    const SuperblockInfo* interrupted_block;
-    u32 interrupted_exit;
+    const ExitInfo* interrupted_exit;
     bool handler_entered;
     bool handler_had_frame;
   };
   struct ThreadCalls {
     InternalVector<Frame> frames;
     InternalVector<SignalContext> signals;
-    const SuperblockInfo* previous_block = nullptr;
-    u32 previous_exit = 0;
+    const ExitInfo* last_exit = &kUnknownOrigin;  // g_last_exit while not running
   };
 
+  // Hands g_pending_cost to the engine's current thread.
+  void FlushCost();
   ThreadCalls& CallsOf(ThreadId tid);
   void ForgetThread(ThreadId tid);
   // Pops frames the stack pointer has left; true if any was popped.
@@ -74,7 +76,6 @@ class CallTracker {
 
   Engine& engine_;
   RoutineTable& routines_;
-  const bool cost_is_instructions_;
   InternalVector<ThreadCalls*> threads_;  // indexed by ThreadId
   ThreadCalls* current_ = nullptr;
 };

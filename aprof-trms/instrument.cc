@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "instrument.h"
 
+#include "options.h"
 #include "runtime_hooks.h"
 
 namespace aprof {
@@ -20,14 +21,15 @@ ExitKind KindOfJump(IRJumpKind jk) {
 class SuperblockInstrumenter {
  public:
   SuperblockInstrumenter(IRSB* in, const VexGuestLayout* layout, uptr address)
-      : in_(in), layout_(layout), out_(deepCopyIRSBExceptStmts(in)) {
+      : in_(in), layout_(layout), out_(deepCopyIRSBExceptStmts(in)),
+        count_instructions_(TheOptions().cost_metric == CostMetric::kInstructions) {
     u32 side_exits = 0;
     for (Int i = 0; i < in->stmts_used; ++i) side_exits += in->stmts[i]->tag == Ist_Exit;
     const SizeT bytes = sizeof(SuperblockInfo) + side_exits * sizeof(ExitInfo);
     info_ = static_cast<SuperblockInfo*>(VG_(calloc)("aprof.superblocks", 1, bytes));
     info_->address = address;
-    info_->exit_count = side_exits + 1;
-    const DiEpoch epoch = VG_(current_DiEpoch)();
+    epoch_ = VG_(current_DiEpoch)();
+    const DiEpoch epoch = epoch_;
     info_->object = VG_(find_DebugInfo)(epoch, address);
     const HChar* ignored;
     info_->section = VG_(DebugInfo_sect_kind)(&ignored, address);
@@ -55,19 +57,39 @@ class SuperblockInstrumenter {
     Int i = 0;
     for (; i < in_->stmts_used && in_->stmts[i]->tag != Ist_IMark; ++i)
       addStmtToIRSB(out_, in_->stmts[i]);  // preamble
-    AddSuperblockEntryCall();
+    AddSuperblockEntry();
     for (; i < in_->stmts_used; ++i) InstrumentStatement(in_->stmts[i]);
-    RecordExit(in_->jumpkind);
+    RecordExit(in_->jumpkind, in_->next);
     return out_;
   }
 
  private:
-  void AddSuperblockEntryCall() {
+  // Calls the entry hook if the previous block left by an exit that may
+  // call, return or unwind (g_last_exit not null), then counts the block.
+  void AddSuperblockEntry() {
+    IRTemp last_exit = newIRTemp(out_->tyenv, Ity_I64);
+    addStmtToIRSB(out_, IRStmt_WrTmp(last_exit, IRExpr_Load(Iend_LE, Ity_I64, AddressOf(&g_last_exit))));
+    IRTemp examine = newIRTemp(out_->tyenv, Ity_I1);
+    addStmtToIRSB(out_, IRStmt_WrTmp(examine, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(last_exit),
+                                                           IRExpr_Const(IRConst_U64(0)))));
     IRTemp sp = newIRTemp(out_->tyenv, Ity_I64);
     addStmtToIRSB(out_, IRStmt_WrTmp(sp, IRExpr_Get(layout_->offset_SP, Ity_I64)));
     AddCall("aprof_superblock_entry", reinterpret_cast<void*>(&OnSuperblockEntry),
             mkIRExprVec_2(mkIRExpr_HWord(reinterpret_cast<HWord>(info_)), IRExpr_RdTmp(sp)),
-            nullptr);
+            IRExpr_RdTmp(examine));
+    if (!count_instructions_) AddPendingCost(1);
+  }
+
+  static IRExpr* AddressOf(const void* p) { return mkIRExpr_HWord(reinterpret_cast<HWord>(p)); }
+
+  // g_pending_cost += amount, inline.
+  void AddPendingCost(u32 amount) {
+    IRTemp old_cost = newIRTemp(out_->tyenv, Ity_I64);
+    addStmtToIRSB(out_, IRStmt_WrTmp(old_cost, IRExpr_Load(Iend_LE, Ity_I64, AddressOf(&g_pending_cost))));
+    IRTemp new_cost = newIRTemp(out_->tyenv, Ity_I64);
+    addStmtToIRSB(out_, IRStmt_WrTmp(new_cost, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(old_cost),
+                                                            IRExpr_Const(IRConst_U64(amount)))));
+    addStmtToIRSB(out_, IRStmt_Store(Iend_LE, AddressOf(&g_pending_cost), IRExpr_RdTmp(new_cost)));
   }
 
   void AddCall(const HChar* name, void* function, IRExpr** args, IRExpr* guard) {
@@ -162,7 +184,7 @@ class SuperblockInstrumenter {
         break;
       }
       case Ist_Exit:
-        RecordExit(st->Ist.Exit.jk);
+        RecordExit(st->Ist.Exit.jk, IRExpr_Const(st->Ist.Exit.dst));
         break;
       default:
         break;
@@ -170,15 +192,38 @@ class SuperblockInstrumenter {
     addStmtToIRSB(out_, st);
   }
 
-  // Describes the next exit and stores its index for the next block's entry
-  // call; for a side exit this runs just before the exit statement.
-  void RecordExit(IRJumpKind jk) {
-    ExitInfo& exit = info_->exits[exits_recorded_];
+  // Describes the next exit and, just before it, stores in g_last_exit what
+  // the next block's entry must examine; with the instructions metric, also
+  // adds the instructions run since the previous exit (a side exit not
+  // taken leaves its share to the next exit, so the sum is always the
+  // instructions run up to the exit taken). For a side exit this runs just
+  // before the exit statement.
+  void RecordExit(IRJumpKind jk, IRExpr* target) {
+    ExitInfo& exit = info_->exits[exits_recorded_++];
     exit.kind = KindOfJump(jk);
-    exit.instructions = instructions_;
-    addStmtToIRSB(out_, IRStmt_Store(Iend_LE, mkIRExpr_HWord(reinterpret_cast<HWord>(&g_last_exit)),
-                                     IRExpr_Const(IRConst_U32(exits_recorded_))));
-    ++exits_recorded_;
+    exit.from = info_;
+    if (count_instructions_ && instructions_ > instructions_counted_) {
+      AddPendingCost(instructions_ - instructions_counted_);
+      instructions_counted_ = instructions_;
+    }
+    const ExitInfo* examined = MayCallReturnOrUnwind(exit.kind, target) ? &exit : nullptr;
+    addStmtToIRSB(out_, IRStmt_Store(Iend_LE, AddressOf(&g_last_exit),
+                                     IRExpr_Const(IRConst_U64(reinterpret_cast<HWord>(examined)))));
+  }
+
+  // False only for a jump that the call tracker would not take for a call:
+  // a direct jump within this block's object and section to an address
+  // that is not a function entry (branches and loops). Skipping the entry
+  // hook there also skips its unwinding check, which is safe: frames are
+  // left by returns, by indirect jumps (longjmp, exception landing pads)
+  // or by jumps to another function (tail calls), never by a plain branch.
+  bool MayCallReturnOrUnwind(ExitKind kind, IRExpr* target) const {
+    if (kind != ExitKind::kJump || target->tag != Iex_Const) return true;
+    const Addr address = static_cast<Addr>(target->Iex.Const.con->Ico.U64);
+    const HChar* name;
+    return VG_(find_DebugInfo)(epoch_, address) != info_->object ||
+           VG_(DebugInfo_sect_kind)(&name, address) != info_->section ||
+           VG_(get_fnname_if_entry)(epoch_, address, &name);
   }
 
   struct CoveredAccess {
@@ -193,8 +238,11 @@ class SuperblockInstrumenter {
   CoveredAccess covered_[kMaxCovered];
   u32 covered_count_ = 0;
   IRSB* const out_;
+  const bool count_instructions_;
   SuperblockInfo* info_;
+  DiEpoch epoch_;
   u32 instructions_ = 0;
+  u32 instructions_counted_ = 0;
   u32 exits_recorded_ = 0;
 };
 

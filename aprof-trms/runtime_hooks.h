@@ -11,9 +11,21 @@
 
 namespace aprof {
 
-// Index of the exit by which the running thread left its previous
-// superblock; each exit stores its index here just before leaving.
-extern u32 g_last_exit;
+// The exit by which the running thread left its previous superblock, if
+// that exit may have called, returned or unwound; null after exits that
+// cannot (a branch inside a function). Each exit stores it just before
+// leaving, and a superblock's entry calls OnSuperblockEntry only when it is
+// not null: most blocks are entered without a helper call.
+extern const ExitInfo* g_last_exit;
+
+// Cost (basic blocks or guest instructions) of the running thread not yet
+// handed to the engine. Instrumented code adds to it inline; the call
+// tracker hands it over before any event that reads the cost clock.
+extern u64 g_pending_cost;
+
+// Stands for the exit "before" a thread's first block or a signal handler's
+// first block, so that those blocks are examined too.
+extern const ExitInfo kUnknownOrigin;
 
 void OnSuperblockEntry(SuperblockInfo* block, uptr stack_pointer);
 void OnRead(uptr address, uptr size);

@@ -20,10 +20,11 @@ enum class ExitKind : u8 {
   kSystem,  // system call, client request and other trips to the core
 };
 
+struct SuperblockInfo;
+
 struct ExitInfo {
   ExitKind kind;
-  // Guest instructions executed in the block when it leaves by this exit.
-  u32 instructions;
+  const SuperblockInfo* from;  // the block it leaves; null: unknown origin
 };
 
 struct SuperblockInfo {
@@ -37,8 +38,7 @@ struct SuperblockInfo {
   bool routine_known;
   bool routine_transparent;
   RoutineId routine;
-  u32 exit_count;
-  ExitInfo exits[1];  // exit_count entries: side exits in order, then the final exit
+  ExitInfo exits[1];  // side exits in order, then the final exit
 };
 
 }  // namespace aprof

@@ -36,7 +36,9 @@ static const char kToolVersion[] = PACKAGE_VERSION;
 namespace aprof {
 
 ToolState g_tool;
-u32 g_last_exit;
+const ExitInfo* g_last_exit;
+u64 g_pending_cost;
+const ExitInfo kUnknownOrigin{ExitKind::kSystem, nullptr};
 
 // --- Hooks called from instrumented code ---------------------------------------
 
@@ -99,8 +101,7 @@ void PostCommandLineInit() {
   g_tool.engine = New<Engine>(engine_options);
   g_tool.engine->set_recording(options.collect_at_start);
   g_tool.routines = New<RoutineTable>();
-  g_tool.calls = New<CallTracker>(*g_tool.engine, *g_tool.routines,
-                                  options.cost_metric == CostMetric::kInstructions);
+  g_tool.calls = New<CallTracker>(*g_tool.engine, *g_tool.routines);
   VG_(atfork)(nullptr, nullptr, ForkedChild);
 }
 
