@@ -11,56 +11,108 @@ repeated, and prints per workload and tool:
     in KB) and its ratio to the native peak,
 
 plus geometric means of the ratios over the workloads: the shape of Table 1 of
-the paper (section 6). Ratios are computed from the medians of the same run, so
-the machine's noise affects every tool alike; tools are interleaved within each
-repetition (native, none, memcheck, ..., then the next repetition).
+the paper (section 6), then a "Targets" section (below). Ratios are computed
+from the medians of the same run, so the machine's noise affects every tool
+alike; tools are interleaved within each repetition (native, none, memcheck,
+..., then the next repetition).
 
 Valgrind serialises the threads of the client: a multithreaded workload runs
 on one core at a time under every Valgrind tool, while the native run uses all
 its threads. Slowdowns vs native therefore include the loss of parallelism;
 slowdowns vs ``none`` do not.
 
-Workloads (``WORKLOADS``) are declarative entries: a name, a setup function
-that generates deterministic input files into a work directory, a builder of
-the command line, and the input size for ``--quick`` and ``--full``.
-Implemented:
+Workloads (``WORKLOADS``) are declarative entries: a name, the programs they
+need and the Debian package that provides them, a setup function that
+generates deterministic inputs into a work directory (untimed, once), a
+builder of the command line for a given number of threads, optional extra
+environment variables, the input size for ``--quick`` and ``--full`` and the
+default number of threads of each mode. Sizes are chosen so that the native
+runs of a mode take similar times (quick: about 0.3-1 s, full: several
+seconds). Implemented:
 
-  - pigz   ``pigz -p 2 -c`` on generated text (quick 4 MiB, full 32 MiB)
-  - xz     ``xz -T2 -c`` on the same kind of text (quick 2 MiB, full 16 MiB),
-           cut in 1 MiB blocks so that both threads work even on the quick
-           input
-  - zstd   ``zstd -T2 -c`` likewise, with 1 MiB jobs (quick 16 MiB, full
-           128 MiB)
+  - pigz     ``pigz -p N -c`` on generated text (quick 4 MiB, full 32 MiB)
+  - xz       ``xz -TN -c`` on the same kind of text (quick 2 MiB, full
+             16 MiB), cut in 1 MiB blocks so that every thread works even on
+             the quick input
+  - zstd     ``zstd -TN -c`` likewise, with 1 MiB jobs (quick 16 MiB, full
+             128 MiB)
+  - vips     ``vips sharpen`` (the paper's case study: a pipeline through
+             LabS and back, on vips' thread pool, sized by VIPS_CONCURRENCY=N)
+             on a seeded ``vips gaussnoise`` sRGB image in vips' own .v format
+             (quick 2500x2500, full 6000x6000 pixels)
+  - sqlite3  a query mix (joins, aggregates, sorts, a window function, then
+             updates and deletes on a TEMP copy of a table) on a generated
+             database of orders and customers (quick 100000, full 800000
+             orders). Single-threaded and memory-heavy: the page cache holds
+             the whole database. The database is opened read-only and the
+             writes go to TEMP tables, so that every run sees the same
+             database without copying it.
+  - mariadb  a private ``mariadbd`` (its own datadir, socket, no network, no
+             grant tables, a 32 MiB InnoDB buffer pool) driven by
+             ``mysqlslap`` with N concurrent clients (quick 8 clients, 2000
+             queries; full 50 clients like the paper, 6000 queries) of
+             mysqlslap's auto-generated mixed load (inserts and selects on
+             InnoDB; the query text is the same in every run, the
+             interleaving of the clients is not).
 
-Sizes are chosen so that the native runs of one mode take similar times.
-
-Planned for the full harness of a later milestone (not here yet):
-
-  - vips: the paper's case study, a multithreaded image pipeline
-    (``vips gaussnoise`` to make the input, then ``sharpen``/``resize``/
-    ``conv``), package libvips-tools
-  - sqlite3 on a generated database (single-threaded, memory-heavy)
-  - mariadb-server driven by ``mysqlslap`` with many concurrent clients
-  - pbzip2 / lbzip2, and runs with a varying number of threads (Figure 14)
+mariadb is a *server* workload: the server runs under the tool and the client
+natively. Each run starts the server on a fresh copy of a datadir made once by
+``mariadb-install-db`` (untimed), waits until it accepts connections (start-up
+under Valgrind takes seconds to minutes), then times the ``mysqlslap`` phase
+alone: the reported time is the server's work under load, without its
+start-up and shutdown, which are the same fixed cost whatever the load. The
+peak RSS is that of the server process (GNU time around it) over its whole
+life, start-up included. The server is then stopped with ``mariadb-admin
+shutdown``. A server that exits early, or does not become ready, finish or
+exit within ``--server-timeout`` seconds per phase, is reported with the tail
+of its log and killed with its whole process group: no run leaves a server
+behind.
 
 Tools (``--tools``, comma-separated): native, none, memcheck, callgrind,
-helgrind, aprof-trms. Every Valgrind run gets ``-q``. aprof-trms runs from the
-build tree through ``<build>/aprof-trms/vg-in-place`` when it exists, otherwise
-through ``valgrind --tool=aprof-trms`` if the tool is installed. Workload
-output goes to /dev/null; tool reports are written to a temporary directory
-and deleted after each run.
+helgrind, aprof-trms, aprof-rms. Every Valgrind run gets ``-q``. aprof-trms
+runs from the build tree through ``<build>/aprof-trms/vg-in-place`` when it
+exists, otherwise through ``valgrind --tool=aprof-trms`` if the tool is
+installed. aprof-rms is the same tool with ``--trms=no`` (the RMS only, no
+TRMS tracking): comparing it with aprof-trms gives the cost of the TRMS
+tracking. It is not in the default tool list because it costs a run as long as
+aprof-trms's for every workload; add it to ``--tools`` when that figure is
+wanted. Workload output goes to /dev/null (or, for vips, to a file in the work
+directory); tool reports are written to a temporary directory and deleted
+after each run.
+
+Thread scaling (``--threads 1,2,4,8``, the paper's Figure 14): runs every
+selected workload with each thread count (pigz -p N, xz -TN, zstd -TN,
+VIPS_CONCURRENCY=N, N mysqlslap clients; sqlite3, single-threaded, is
+skipped) and prints, per workload and thread count and for every tool besides
+native and none, its time and peak RSS relative to ``none`` and its RSS
+relative to native, with the geometric mean over the workloads of each thread
+count. ``none`` must be among the tools. The geometric-mean table and the
+targets are not printed in this mode: they would mix thread counts.
+
+Targets (after the geometric means, when aprof-trms ran; each needs the tools
+it compares with, otherwise it is "not evaluated"): for aprof-trms, geometric
+mean time at most 1.0x memcheck's and at most 4x none's, geometric mean peak
+RSS at most 3x native and below helgrind's (as ratios to native), and time at
+most 1.5x memcheck's on every workload (the workloads over are listed). Each
+is printed MET or MISSED with the measured figure, and included in the
+``--json`` output.
 
 Peak memory needs GNU time (Debian package ``time``). Without /usr/bin/time
 the harness says so and reports timings only.
 
-Example (from the repository root):
+Not here yet: pbzip2 / lbzip2.
+
+Examples (from the repository root):
 
   /usr/bin/python3 tests/benchmarks/tool_benchmark.py --build build \\
       --quick --repeat 3 --tools native,none,memcheck,aprof-trms --markdown
+  /usr/bin/python3 tests/benchmarks/tool_benchmark.py --build build \\
+      --workloads pigz,vips --tools native,none,aprof-trms --threads 1,2,4,8
 """
 
 import argparse
 import base64
+import contextlib
 import dataclasses
 import fnmatch
 import itertools
@@ -71,16 +123,19 @@ import platform
 import random
 import shlex
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, NoReturn, Optional
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GNU_TIME = "/usr/bin/time"
 MIB = 1 << 20
+
+Inputs = Dict[str, str]  # named inputs (paths, parameters) made by a setup
 
 
 # --------------------------------------------------------------------------
@@ -117,24 +172,82 @@ def generate_text(path: str, size: int, seed: int = 20260101) -> None:
             written += len(line)
 
 
+def run_setup(argv: List[str], cwd: Optional[str] = None, stdin: Optional[str] = None) -> None:
+    """Runs one untimed input-generation command natively; exits on failure."""
+    result = subprocess.run(argv, cwd=cwd, input=stdin, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if result.returncode != 0:
+        sys.exit("error: setup command exited with status %d:\n  %s\n%s"
+                 % (result.returncode, shlex.join(argv), tail(result.stdout)))
+
+
 # --------------------------------------------------------------------------
 # Workloads
+
+
+@dataclasses.dataclass(frozen=True)
+class Server:
+    """How to drive a server workload, whose command is the server itself.
+
+    The builders take the workload's inputs; every command they return runs
+    natively, outside the tool.
+    """
+    # ready(inputs) -> argv of a probe that exits 0 once the server accepts
+    # connections.
+    ready: Callable[[Inputs], List[str]]
+    # load(inputs, threads) -> argv of the client whose wall time is the
+    # workload's time.
+    load: Callable[[Inputs, int], List[str]]
+    # stop(inputs) -> argv asking the server to exit cleanly.
+    stop: Callable[[Inputs], List[str]]
+    # log(inputs) -> the server's own log file, shown when it fails.
+    log: Callable[[Inputs], str]
+
+
+def no_env(threads: int) -> Dict[str, str]:
+    return {}
+
+
+def no_reset(inputs: Inputs) -> None:
+    pass
+
+
+def mib(size: int) -> str:
+    return "%d MiB" % (size // MIB)
 
 
 @dataclasses.dataclass(frozen=True)
 class Workload:
     name: str
     description: str
-    # setup(work_dir, size_bytes) -> dict of named inputs (paths) for command.
-    setup: Callable[[str, int], Dict[str, str]]
-    # command(inputs) -> argv; the program's stdout goes to /dev/null.
-    command: Callable[[Dict[str, str]], List[str]]
+    # setup(work_dir, size) -> named inputs for command; deterministic, and
+    # cheap when its outputs already exist in work_dir (a setup runs once per
+    # thread count in --threads mode).
+    setup: Callable[[str, int], Inputs]
+    # command(inputs, threads) -> argv run under the tool; stdout to /dev/null.
+    command: Callable[[Inputs, int], List[str]]
     quick_size: int
     full_size: int
     programs: List[str]  # executables that must be on PATH
+    package: str  # the Debian package(s) providing them, as given to apt-get
+    size_text: Callable[[int], str] = mib  # a size, for humans
+    # env(threads) -> variables added to the environment of the command.
+    env: Callable[[int], Dict[str, str]] = no_env
+    quick_threads: int = 2
+    full_threads: int = 2
+    multithreaded: bool = True  # False: threads is ignored; skipped by --threads
+    # reset(inputs): restores what a run modifies, before every run (untimed).
+    reset: Callable[[Inputs], None] = no_reset
+    server: Optional[Server] = None  # set: command is a server driven by this
+
+    def size(self, full: bool) -> int:
+        return self.full_size if full else self.quick_size
+
+    def threads(self, full: bool) -> int:
+        return self.full_threads if full else self.quick_threads
 
 
-def text_input(work_dir: str, size: int) -> Dict[str, str]:
+def text_input(work_dir: str, size: int) -> Inputs:
     """Shared setup: one generated text file per size, reused across workloads."""
     path = os.path.join(work_dir, "text-%d.txt" % size)
     if not os.path.exists(path):
@@ -143,35 +256,239 @@ def text_input(work_dir: str, size: int) -> Dict[str, str]:
     return {"input": path}
 
 
+def vips_image(work_dir: str, side: int) -> Inputs:
+    """Setup: a side x side 8-bit sRGB image of seeded Gaussian noise, as .v.
+
+    vips' own format is memory-mapped, so reading it costs little next to the
+    pipeline. The noise is grey (the three bands are equal): sharpen works on
+    the L channel anyway.
+    """
+    path = os.path.join(work_dir, "noise-%d.v" % side)
+    if not os.path.exists(path):
+        with tempfile.TemporaryDirectory(dir=work_dir) as tmp:
+            # Relative names: bandjoin takes its images as one space-separated
+            # argument, which an absolute path with a space would break.
+            for argv in (["vips", "gaussnoise", "noise.v", str(side), str(side),
+                          "--mean", "128", "--sigma", "30", "--seed", "20260101"],
+                         ["vips", "cast", "noise.v", "grey.v", "uchar"],
+                         ["vips", "bandjoin", "grey.v grey.v grey.v", "rgb.v"],
+                         ["vips", "copy", "rgb.v", "srgb.v", "--interpretation", "srgb"]):
+                run_setup(argv, cwd=tmp)
+            os.rename(os.path.join(tmp, "srgb.v"), path)
+    return {"input": path, "output": os.path.join(work_dir, "vips-out.v")}
+
+
+SQLITE_CREATE = """
+PRAGMA journal_mode = OFF;
+BEGIN;
+CREATE TABLE customers(id INTEGER PRIMARY KEY, name TEXT, region INTEGER, score INTEGER);
+CREATE TABLE orders(id INTEGER PRIMARY KEY, customer INTEGER, amount INTEGER,
+                    day INTEGER, note TEXT);
+-- Multiplicative hashes of the row number instead of random(): the same
+-- database on every machine.
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {customers})
+INSERT INTO customers
+  SELECT i, printf('customer-%06d', (i * 7919) % 1000003), i % 37,
+         (i * 2654435761) % 100003 FROM n;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {orders})
+INSERT INTO orders
+  SELECT i, 1 + (i * 40503) % {customers}, (i * 2654435761) % 10007, (i * 31) % 3650,
+         printf('note %x', (i * 2246822519) % 4294967291) FROM n;
+CREATE INDEX orders_customer ON orders(customer);
+CREATE INDEX orders_day ON orders(day);
+COMMIT;
+"""
+
+SQLITE_QUERIES = """
+PRAGMA cache_size = -1048576;  -- up to 1 GiB: the whole database stays cached
+PRAGMA temp_store = MEMORY;
+SELECT c.region, count(*), sum(o.amount), avg(o.amount)
+  FROM orders o JOIN customers c ON c.id = o.customer
+  GROUP BY c.region ORDER BY 3 DESC LIMIT 5;
+SELECT customer, sum(amount) AS total FROM orders
+  GROUP BY customer ORDER BY total DESC, customer LIMIT 10;
+SELECT day, count(DISTINCT customer) FROM orders GROUP BY day ORDER BY 2 DESC, day LIMIT 5;
+SELECT note, amount FROM orders ORDER BY note LIMIT 5 OFFSET 1000;
+SELECT c.name, count(*) FROM customers c JOIN orders o ON o.customer = c.id
+  WHERE o.day BETWEEN 100 AND 400 AND c.score > 50000
+  GROUP BY c.id ORDER BY 2 DESC, c.id LIMIT 5;
+CREATE TEMP TABLE t AS SELECT * FROM orders;
+UPDATE t SET amount = amount * 2 + 1 WHERE day % 3 = 0;
+DELETE FROM t WHERE amount % 5 = 0;
+SELECT count(*), sum(amount) FROM t;
+SELECT c.name, x.total
+  FROM (SELECT customer, sum(amount) AS total,
+               rank() OVER (ORDER BY sum(amount) DESC, customer) AS r
+          FROM t GROUP BY customer) x
+  JOIN customers c ON c.id = x.customer WHERE x.r <= 5;
+"""
+
+
+def sqlite_database(work_dir: str, orders: int) -> Inputs:
+    """Setup: a database of `orders` orders and orders/10 customers, and the query mix."""
+    path = os.path.join(work_dir, "orders-%d.sqlite" % orders)
+    if not os.path.exists(path):
+        with contextlib.suppress(FileNotFoundError):  # left by an interrupted setup
+            os.unlink(path + ".tmp")
+        run_setup(["sqlite3", path + ".tmp"],
+                  stdin=SQLITE_CREATE.format(orders=orders, customers=max(orders // 10, 1)))
+        os.rename(path + ".tmp", path)
+    queries = os.path.join(work_dir, "sqlite-queries.sql")
+    with open(queries, "w") as f:
+        f.write(SQLITE_QUERIES)
+    return {"database": path, "queries": queries}
+
+
+# Options shared by mariadb-install-db and the server.
+MARIADB_INNODB = [
+    "--innodb-buffer-pool-size=32M",
+    # The default maximum reserves terabytes of address space for resizing the
+    # pool, which Valgrind cannot map: InnoDB then fails to start.
+    "--innodb-buffer-pool-size-max=32M",
+    "--innodb-log-file-size=16M",
+]
+
+
+def mariadb_datadir(work_dir: str, queries: int) -> Inputs:
+    """Setup: a freshly installed datadir, the template of every run's datadir."""
+    template = os.path.join(work_dir, "mariadb-template")
+    if not os.path.isdir(template):
+        shutil.rmtree(template + ".tmp", ignore_errors=True)  # an interrupted setup
+        run_setup(["mariadb-install-db", "--no-defaults", "--datadir=" + template + ".tmp",
+                   "--user=root", "--auth-root-authentication-method=normal",
+                   "--skip-test-db"] + MARIADB_INNODB)
+        os.rename(template + ".tmp", template)
+    datadir = os.path.join(work_dir, "mariadb-run")
+    return {"template": template, "datadir": datadir,
+            "socket": os.path.join(datadir, "mariadbd.sock"),
+            "log": os.path.join(datadir, "mariadbd.err"), "queries": str(queries)}
+
+
+def mariadb_reset(inputs: Inputs) -> None:
+    """Every run starts from the installed datadir: the same tables and logs."""
+    shutil.rmtree(inputs["datadir"], ignore_errors=True)
+    shutil.copytree(inputs["template"], inputs["datadir"])
+
+
+def mariadb_server(inputs: Inputs, threads: int) -> List[str]:
+    """The server; it makes one thread per client connection, so `threads` is unused."""
+    datadir = inputs["datadir"]
+    return ["mariadbd", "--no-defaults", "--datadir=" + datadir, "--user=root",
+            "--socket=" + inputs["socket"], "--skip-networking", "--skip-grant-tables",
+            "--log-error=" + inputs["log"], "--pid-file=" + os.path.join(datadir, "mariadbd.pid"),
+            "--performance-schema=OFF", "--skip-log-bin",
+            # InnoDB's native asynchronous I/O (io_uring) hangs its start-up
+            # under Valgrind.
+            "--innodb-use-native-aio=0",
+            # No fsync at every commit: measure the server, not the disk.
+            "--innodb-flush-log-at-trx-commit=0",
+            # Within the descriptors Valgrind leaves to its client, so the
+            # server does not warn that it cannot raise its limit.
+            "--open-files-limit=1024", "--table-open-cache=200", "--max-connections=100",
+            ] + MARIADB_INNODB
+
+
+def mariadb_client(program: str, inputs: Inputs) -> List[str]:
+    return [program, "--no-defaults", "--socket=" + inputs["socket"], "--user=root"]
+
+
+MARIADB = Server(
+    ready=lambda inp: mariadb_client("mariadb-admin", inp) + ["--connect-timeout=10", "ping"],
+    # --number-of-queries is the total over the clients. The auto-generated
+    # queries come from random() with its default seed: the same text in every run.
+    load=lambda inp, threads: mariadb_client("mysqlslap", inp) + [
+        "--concurrency=%d" % threads, "--iterations=1", "--auto-generate-sql",
+        "--auto-generate-sql-load-type=mixed", "--number-of-queries=" + inp["queries"],
+        "--silent"],
+    stop=lambda inp: mariadb_client("mariadb-admin", inp) + ["shutdown"],
+    log=lambda inp: inp["log"],
+)
+
+
 WORKLOADS: List[Workload] = [
     Workload(
         name="pigz",
-        description="pigz -p 2 -c: gzip with 2 compression threads",
+        description="pigz -p N -c: gzip with N compression threads",
         setup=text_input,
-        command=lambda inp: ["pigz", "-p", "2", "-c", inp["input"]],
+        command=lambda inp, n: ["pigz", "-p", str(n), "-c", inp["input"]],
         quick_size=4 * MIB,
         full_size=32 * MIB,
         programs=["pigz"],
+        package="pigz",
     ),
     Workload(
         name="xz",
-        description="xz -T2 -c, 1 MiB blocks",
+        description="xz -TN -c, 1 MiB blocks",
         setup=text_input,
-        command=lambda inp: ["xz", "-T2", "--block-size=1MiB", "-c", inp["input"]],
+        command=lambda inp, n: ["xz", "-T%d" % n, "--block-size=1MiB", "-c", inp["input"]],
         quick_size=2 * MIB,  # xz is ~10x slower than pigz per byte
         full_size=16 * MIB,
         programs=["xz"],
+        package="xz-utils",
     ),
     Workload(
         name="zstd",
-        description="zstd -T2 -c, 1 MiB jobs",
+        description="zstd -TN -c, 1 MiB jobs",
         setup=text_input,
-        command=lambda inp: ["zstd", "-q", "-T2", "-B1MiB", "-c", inp["input"]],
+        command=lambda inp, n: ["zstd", "-q", "-T%d" % n, "-B1MiB", "-c", inp["input"]],
         quick_size=16 * MIB,  # zstd is ~4x faster than pigz per byte
         full_size=128 * MIB,
         programs=["zstd"],
+        package="zstd",
+    ),
+    Workload(
+        name="vips",
+        description="vips sharpen on a noise image, VIPS_CONCURRENCY=N worker threads",
+        setup=vips_image,
+        command=lambda inp, n: ["vips", "sharpen", inp["input"], inp["output"]],
+        env=lambda n: {"VIPS_CONCURRENCY": str(n)},
+        quick_size=2500,  # pixels per side
+        full_size=6000,
+        size_text=lambda side: "%dx%d px" % (side, side),
+        programs=["vips"],
+        package="libvips-tools",
+    ),
+    Workload(
+        name="sqlite3",
+        description="sqlite3 -readonly: joins, aggregates, sorts, writes to a TEMP table",
+        setup=sqlite_database,
+        command=lambda inp, n: ["sqlite3", "-bail", "-readonly", inp["database"],
+                                ".read " + shlex.quote(inp["queries"])],
+        quick_size=100000,  # orders
+        full_size=800000,
+        size_text=lambda orders: "%d orders" % orders,
+        quick_threads=1,
+        full_threads=1,
+        multithreaded=False,
+        programs=["sqlite3"],
+        package="sqlite3",
+    ),
+    Workload(
+        name="mariadb",
+        description="mariadbd under the tool, N native mysqlslap clients (mixed load)",
+        setup=mariadb_datadir,
+        command=mariadb_server,
+        # Queries over all the clients. The selects scan a table that the
+        # inserts grow: the time grows faster than the number of queries.
+        quick_size=2000,
+        full_size=6000,
+        size_text=lambda queries: "%d queries" % queries,
+        quick_threads=8,
+        full_threads=50,  # the paper's 50 concurrent clients
+        reset=mariadb_reset,
+        server=MARIADB,
+        programs=["mariadbd", "mariadb-install-db", "mysqlslap", "mariadb-admin"],
+        package="mariadb-server mariadb-client",
     ),
 ]
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """A workload at one number of threads: the unit that is measured."""
+    label: str  # the key of its results: the workload's name, plus @N with --threads
+    workload: Workload
+    threads: int
 
 
 # --------------------------------------------------------------------------
@@ -185,7 +502,11 @@ class Tool:
     prefix: Callable[[str], List[str]]
 
 
-TOOL_NAMES = ["native", "none", "memcheck", "callgrind", "helgrind", "aprof-trms"]
+TOOL_NAMES = ["native", "none", "memcheck", "callgrind", "helgrind", "aprof-trms", "aprof-rms"]
+# aprof-rms is left out: a second run as long as aprof-trms's, for a figure
+# only wanted when studying the cost of the TRMS tracking.
+DEFAULT_TOOLS = [t for t in TOOL_NAMES if t != "aprof-rms"]
+NATIVE = Tool("native", lambda d: [])
 
 
 def aprof_launcher(build_dir: str, valgrind: str) -> List[str]:
@@ -207,20 +528,23 @@ def aprof_launcher(build_dir: str, valgrind: str) -> List[str]:
 
 
 def make_tools(names: List[str], build_dir: str, valgrind: str) -> List[Tool]:
+    launcher: List[str] = []  # found once, shared by aprof-trms and aprof-rms
     tools = []
     for name in names:
         if name == "native":
-            tools.append(Tool(name, lambda d: []))
+            tools.append(NATIVE)
         elif name in ("none", "memcheck", "helgrind"):
             tools.append(Tool(name, lambda d, n=name: [valgrind, "--tool=" + n, "-q"]))
         elif name == "callgrind":
             tools.append(Tool(name, lambda d: [
                 valgrind, "--tool=callgrind", "-q",
                 "--callgrind-out-file=" + os.path.join(d, "callgrind.out.%p")]))
-        elif name == "aprof-trms":
-            launcher = aprof_launcher(build_dir, valgrind)
-            print("aprof-trms launcher: %s" % " ".join(launcher), file=sys.stderr)
-            tools.append(Tool(name, lambda d, l=launcher: l + [
+        elif name in ("aprof-trms", "aprof-rms"):
+            if not launcher:
+                launcher = aprof_launcher(build_dir, valgrind)
+                print("aprof-trms launcher: %s" % " ".join(launcher), file=sys.stderr)
+            options = ["--trms=no"] if name == "aprof-rms" else []
+            tools.append(Tool(name, lambda d, l=launcher, o=options: l + o + [
                 "-q", "--aprof-out-file=" + os.path.join(d, "aprof-trms.out.%p")]))
         else:
             sys.exit("error: unknown tool %r (known: %s)" % (name, ", ".join(TOOL_NAMES)))
@@ -242,33 +566,32 @@ def tail(text: str, lines: int = 20) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
+def fail(problem: str, argv: List[str], stderr: str, context: str = "") -> NoReturn:
+    print("\nerror: %s:\n  %s\nstderr (tail):\n%s%s"
+          % (problem, shlex.join(argv), tail(stderr) or "(empty)", context), file=sys.stderr)
+    sys.exit(1)
+
+
+def with_time(argv: List[str], rss_file: str, have_time: bool) -> List[str]:
+    return ([GNU_TIME, "-f", "%M", "-o", rss_file] if have_time else []) + argv
+
+
+def read_max_rss(rss_file: str) -> Optional[int]:
+    with open(rss_file) as f:
+        # GNU time may prepend "Command exited with non-zero status N".
+        values = [l.strip() for l in f if l.strip().isdigit()]
+    os.unlink(rss_file)
+    return int(values[-1]) if values else None
+
+
 _warned = set()
 
 
-def run_once(argv: List[str], report_dir: str, have_time: bool, quiet_key=None) -> Run:
-    """Runs argv once, timed; stdout to /dev/null. Exits on failure.
-
-    Output on stderr is shown once per `quiet_key` (e.g. workload and tool).
-    """
-    rss_file = os.path.join(report_dir, ".maxrss")
-    full = ([GNU_TIME, "-f", "%M", "-o", rss_file] if have_time else []) + argv
-    start = time.monotonic()
-    result = subprocess.run(full, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, cwd=report_dir)
-    seconds = time.monotonic() - start
-    stderr = result.stderr.decode(errors="replace")
-    max_rss = None
-    if have_time:
-        with open(rss_file) as f:
-            # GNU time may prepend "Command exited with non-zero status N".
-            values = [l.strip() for l in f if l.strip().isdigit()]
-        os.unlink(rss_file)
-        max_rss = int(values[-1]) if values else None
-    if result.returncode != 0:
-        print("\nerror: command exited with status %d:\n  %s\nstderr (tail):\n%s"
-              % (result.returncode, shlex.join(argv), tail(stderr) or "(empty)"),
-              file=sys.stderr)
-        sys.exit(1)
+def finish_run(seconds: float, argv: List[str], stderr: str, rss_file: str,
+               have_time: bool, report_dir: str, quiet_key) -> Run:
+    """The Run of a successful command: its peak RSS, its reports' size (reports
+    deleted), and a warning if it wrote on stderr, once per `quiet_key`."""
+    max_rss = read_max_rss(rss_file) if have_time else None
     if stderr.strip() and (quiet_key is None or quiet_key not in _warned):
         # Tools such as helgrind report on stderr; this is not a failure.
         _warned.add(quiet_key)
@@ -281,6 +604,113 @@ def run_once(argv: List[str], report_dir: str, have_time: bool, quiet_key=None) 
             report_bytes += entry.stat().st_size
             os.unlink(entry.path)
     return Run(seconds, max_rss, report_bytes)
+
+
+def run_once(argv: List[str], env: Dict[str, str], report_dir: str, have_time: bool,
+             quiet_key=None) -> Run:
+    """Runs argv once, timed; stdout to /dev/null. Exits on failure."""
+    rss_file = os.path.join(report_dir, ".maxrss")
+    start = time.monotonic()
+    result = subprocess.run(with_time(argv, rss_file, have_time), env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, cwd=report_dir)
+    seconds = time.monotonic() - start
+    stderr = result.stderr.decode(errors="replace")
+    if result.returncode != 0:
+        fail("command exited with status %d" % result.returncode, argv, stderr)
+    return finish_run(seconds, argv, stderr, rss_file, have_time, report_dir, quiet_key)
+
+
+def run_client(argv: List[str], timeout: float, die: Callable[..., NoReturn]) -> None:
+    """Runs a native client of a server; failing or timing out ends in die()."""
+    try:
+        result = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        die("`%s` did not finish within %d s (see --server-timeout)"
+            % (shlex.join(argv), timeout))
+    if result.returncode != 0:
+        die("`%s` exited with status %d" % (shlex.join(argv), result.returncode),
+            result.stderr.decode(errors="replace"))
+
+
+def wait_until_ready(server: subprocess.Popen, probe: List[str], timeout: float,
+                     die: Callable[..., NoReturn]) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        if server.poll() is not None:
+            die("the server exited with status %d before accepting connections"
+                % server.returncode)
+        if subprocess.run(probe, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0:
+            return
+        if time.monotonic() > deadline:
+            die("the server did not accept connections within %d s (see --server-timeout)"
+                % timeout)
+        time.sleep(0.25)
+
+
+def run_server(argv: List[str], env: Dict[str, str], case: Case, inputs: Inputs,
+               report_dir: str, have_time: bool, timeout: float, quiet_key=None) -> Run:
+    """Runs the server argv once: start, wait until ready, time the load, stop.
+
+    Run.seconds is the wall time of the load alone; the peak RSS is the
+    server's over its life. On any failure, timeout or interruption the server
+    is killed with its process group (GNU time, Valgrind, the server).
+    """
+    server = case.workload.server
+    rss_file = os.path.join(report_dir, ".maxrss")
+    with tempfile.TemporaryFile() as stderr_file:
+        # Its own session: a group to kill, and no Ctrl-C, which is ours to handle.
+        proc = subprocess.Popen(with_time(argv, rss_file, have_time), env=env,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=stderr_file, cwd=report_dir, start_new_session=True)
+
+        def die(problem: str, client_stderr: Optional[str] = None) -> NoReturn:
+            context = ""
+            if client_stderr is not None:
+                context += "\nclient stderr (tail):\n%s" % (tail(client_stderr) or "(empty)")
+            log = server.log(inputs)
+            if os.path.exists(log):
+                with open(log, errors="replace") as f:
+                    context += "\nserver log %s (tail):\n%s" % (log, tail(f.read()))
+            stderr_file.seek(0)
+            fail(problem + "; server command", argv, stderr_file.read().decode(errors="replace"),
+                 context)
+
+        try:
+            wait_until_ready(proc, server.ready(inputs), timeout, die)
+            start = time.monotonic()
+            run_client(server.load(inputs, case.threads), timeout, die)
+            seconds = time.monotonic() - start
+            run_client(server.stop(inputs), timeout, die)
+            try:
+                proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                die("the server did not exit within %d s of its shutdown" % timeout)
+        finally:
+            if proc.poll() is None:
+                # SIGKILL: a server stuck under Valgrind may ignore SIGTERM.
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        if proc.returncode != 0:
+            die("the server exited with status %d" % proc.returncode)
+        stderr_file.seek(0)
+        stderr = stderr_file.read().decode(errors="replace")
+    return finish_run(seconds, argv, stderr, rss_file, have_time, report_dir, quiet_key)
+
+
+def run_case(tool: Tool, case: Case, inputs: Inputs, report_dir: str, have_time: bool,
+             server_timeout: float) -> Run:
+    """One measured run of the case under the tool, from a reset state."""
+    w = case.workload
+    w.reset(inputs)
+    argv = tool.prefix(report_dir) + w.command(inputs, case.threads)
+    env = dict(os.environ, **w.env(case.threads))
+    key = (case.label, tool.name)
+    if w.server:
+        return run_server(argv, env, case, inputs, report_dir, have_time, server_timeout, key)
+    return run_once(argv, env, report_dir, have_time, key)
 
 
 # --------------------------------------------------------------------------
@@ -301,17 +731,17 @@ def ratio(a: Optional[float], b: Optional[float]) -> Optional[float]:
 
 
 def summarise(runs: Dict[str, Dict[str, List[Run]]]) -> Dict[str, Dict[str, dict]]:
-    """Per workload and tool: medians and ratios to native/none/memcheck."""
+    """Per case and tool: medians and ratios to native/none/memcheck."""
     summary: Dict[str, Dict[str, dict]] = {}
-    for wname, by_tool in runs.items():
+    for label, by_tool in runs.items():
         med = {t: statistics.median(r.seconds for r in rs) for t, rs in by_tool.items()}
         rss = {}
         for t, rs in by_tool.items():
             values = [r.max_rss_kb for r in rs if r.max_rss_kb is not None]
             rss[t] = statistics.median(values) if values else None
-        summary[wname] = {}
+        summary[label] = {}
         for t, rs in by_tool.items():
-            summary[wname][t] = {
+            summary[label][t] = {
                 "seconds": med[t],
                 "min": min(r.seconds for r in rs),
                 "max": max(r.seconds for r in rs),
@@ -320,9 +750,16 @@ def summarise(runs: Dict[str, Dict[str, List[Run]]]) -> Dict[str, Dict[str, dict
                 "vs_memcheck": ratio(med[t], med.get("memcheck")),
                 "max_rss_kb": rss[t],
                 "rss_vs_native": ratio(rss[t], rss.get("native")),
+                "rss_vs_none": ratio(rss[t], rss.get("none")),
                 "report_bytes": max(r.report_bytes for r in rs),
             }
     return summary
+
+
+def column_geomean(summary, tool: str, key: str, labels=None) -> Optional[float]:
+    """Geometric mean of one ratio of `tool` over the cases (all, or `labels`)."""
+    return geomean([summary[l][tool][key] for l in (labels or summary)
+                    if tool in summary[l]])
 
 
 def fmt_ratio(x: Optional[float]) -> str:
@@ -335,18 +772,18 @@ def fmt_rss(kb: Optional[float]) -> str:
     return "—" if kb is None else "%d" % round(kb)
 
 
-def tables(summary, tool_names: List[str]):
-    """Returns (headers, rows) of the per-workload table and of the geomeans."""
+def tables(summary, cases: Dict[str, Case], tool_names: List[str]):
+    """Returns (headers, rows) of the per-case table and of the geomeans."""
     has_memcheck = "memcheck" in tool_names
-    head = ["Workload", "Tool", "Time (s)", "× native", "× none"]
+    head = ["Workload", "Threads", "Tool", "Time (s)", "× native", "× none"]
     head += ["× memcheck"] if has_memcheck else []
     head += ["Max RSS (KB)", "RSS × native"]
     rows = []
-    for wname, by_tool in summary.items():
+    for label, by_tool in summary.items():
         for t in tool_names:
             s = by_tool[t]
-            row = [wname, t, "%.2f" % s["seconds"], fmt_ratio(s["vs_native"]),
-                   fmt_ratio(s["vs_none"])]
+            row = [cases[label].workload.name, str(cases[label].threads), t,
+                   "%.2f" % s["seconds"], fmt_ratio(s["vs_native"]), fmt_ratio(s["vs_none"])]
             row += [fmt_ratio(s["vs_memcheck"])] if has_memcheck else []
             row += [fmt_rss(s["max_rss_kb"]), fmt_ratio(s["rss_vs_native"])]
             rows.append(row)
@@ -354,12 +791,91 @@ def tables(summary, tool_names: List[str]):
     ghead += ["RSS × native"]
     grows = []
     for t in tool_names:
-        col = lambda key: geomean([by_tool[t][key] for by_tool in summary.values()])
-        grow = [t, fmt_ratio(col("vs_native")), fmt_ratio(col("vs_none"))]
-        grow += [fmt_ratio(col("vs_memcheck"))] if has_memcheck else []
-        grow += [fmt_ratio(col("rss_vs_native"))]
+        col = lambda key: fmt_ratio(column_geomean(summary, t, key))
+        grow = [t, col("vs_native"), col("vs_none")]
+        grow += [col("vs_memcheck")] if has_memcheck else []
+        grow += [col("rss_vs_native")]
         grows.append(grow)
     return (head, rows), (ghead, grows)
+
+
+def scaling_table(summary, cases: Dict[str, Case], tool_names: List[str],
+                  thread_counts: List[int]):
+    """(headers, rows) of --threads: per workload and thread count, each tool
+    besides native and none relative to none (and its RSS to native), then
+    the geometric mean over the workloads of every thread count."""
+    measured = [t for t in tool_names if t not in ("native", "none")]
+    keys = ["vs_none", "rss_vs_none"] + (["rss_vs_native"] if "native" in tool_names else [])
+    titles = {"vs_none": "× none", "rss_vs_none": "RSS × none", "rss_vs_native": "RSS × native"}
+    head = ["Workload", "Threads"] + ["%s %s" % (t, titles[k]) for t in measured for k in keys]
+    rows = [[case.workload.name, str(case.threads)]
+            + [fmt_ratio(summary[label][t][k]) for t in measured for k in keys]
+            for label, case in cases.items()]
+    if len({case.workload.name for case in cases.values()}) > 1:
+        for n in thread_counts:
+            labels = [label for label, case in cases.items() if case.threads == n]
+            rows.append(["geomean", str(n)] + [fmt_ratio(column_geomean(summary, t, k, labels))
+                                               for t in measured for k in keys])
+    return head, rows
+
+
+TARGET_TOOL = "aprof-trms"
+
+
+def target(text: str, measured: Optional[float], limit: Optional[float],
+           needs: List[str], available: set, strict: bool = False,
+           of: Optional[str] = None, missed: Optional[List[str]] = None) -> dict:
+    """One target's verdict: measured ≤ limit (< if strict), or not evaluated
+    when `needs` (tools, "GNU time") are not all `available`.
+
+    `of` says what `measured` is when not a geometric mean; `missed` lists the
+    workloads over the limit of a per-workload target.
+    """
+    absent = [n for n in needs if n not in available]
+    if absent:
+        status = "not evaluated (needs %s)" % " and ".join(absent)
+    elif measured is None or limit is None:
+        status = "not evaluated (no data)"
+    elif (measured < limit) if strict else (measured <= limit):
+        status = "MET"
+    else:
+        status = "MISSED"
+    result = {"target": text, "status": status, "measured": measured, "limit": limit}
+    if measured is not None and of:
+        result["of"] = of
+    if measured is not None and missed is not None:
+        result["missed"] = missed
+    return result
+
+
+def evaluate_targets(summary, tool_names: List[str], have_time: bool) -> List[dict]:
+    """The issue's performance targets for aprof-trms, from this run's ratios."""
+    if TARGET_TOOL not in tool_names:
+        return []
+    available = set(tool_names) | ({"GNU time"} if have_time else set())
+    gm = lambda tool, key: column_geomean(summary, tool, key) if tool in tool_names else None
+    per_case = {label: by_tool[TARGET_TOOL]["vs_memcheck"] for label, by_tool in summary.items()}
+    known = {label: v for label, v in per_case.items() if v is not None}
+    missed = ["%s %s×" % (label, fmt_ratio(v)) for label, v in known.items() if v > 1.5]
+    rss = gm(TARGET_TOOL, "rss_vs_native")
+    return [
+        target("geomean time ≤ 1.0× memcheck", gm(TARGET_TOOL, "vs_memcheck"), 1.0,
+               ["memcheck"], available),
+        target("geomean time ≤ 4× none", gm(TARGET_TOOL, "vs_none"), 4.0, ["none"], available),
+        target("geomean peak RSS ≤ 3× native", rss, 3.0, ["native", "GNU time"], available),
+        target("geomean peak RSS × native < helgrind's", rss, gm("helgrind", "rss_vs_native"),
+               ["native", "helgrind", "GNU time"], available, strict=True),
+        target("time ≤ 1.5× memcheck on every workload", max(known.values(), default=None),
+               1.5, ["memcheck"], available, of="worst workload", missed=missed),
+    ]
+
+
+def targets_table(results: List[dict]):
+    head = ["Target (aprof-trms)", "Result", "Measured", "Limit"]
+    rows = [[r["target"], r["status"],
+             fmt_ratio(r["measured"]) + (" (%s)" % r["of"] if "of" in r else ""),
+             fmt_ratio(r["limit"])] for r in results]
+    return head, rows
 
 
 def print_table(head, rows, markdown: bool, labels: int) -> None:
@@ -382,6 +898,17 @@ def print_table(head, rows, markdown: bool, labels: int) -> None:
 # --------------------------------------------------------------------------
 
 
+def thread_list(text: str) -> List[int]:
+    try:
+        counts = [int(x) for x in text.split(",") if x]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1 or len(set(counts)) != len(counts):
+        raise argparse.ArgumentTypeError(
+            "expected distinct positive integers separated by commas, e.g. 1,2,4,8")
+    return counts
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
@@ -392,8 +919,8 @@ def parse_args(argv):
                              "[default: <repo>/build]")
     parser.add_argument("--valgrind", default=shutil.which("valgrind") or "/usr/bin/valgrind",
                         help="valgrind launcher for the stock tools [default: from PATH]")
-    parser.add_argument("--tools", default=",".join(TOOL_NAMES),
-                        help="comma-separated tools, in run order [default: all: %(default)s]")
+    parser.add_argument("--tools", default=",".join(DEFAULT_TOOLS),
+                        help="comma-separated tools, in run order [default: %(default)s]")
     parser.add_argument("--workloads", default="*",
                         help="comma-separated workload names or globs [default: all]")
     parser.add_argument("--repeat", type=int, default=3, metavar="N",
@@ -404,10 +931,17 @@ def parse_args(argv):
     mode.add_argument("--full", dest="full", action="store_true",
                       help="large inputs")
     parser.set_defaults(full=False)
+    parser.add_argument("--threads", type=thread_list, metavar="N,N,...",
+                        help="thread scaling: run every multithreaded workload with each "
+                             "of these thread counts (e.g. 1,2,4,8)")
+    parser.add_argument("--server-timeout", type=float, default=1800, metavar="SECONDS",
+                        help="limit of each phase of a server workload (start-up, load, "
+                             "shutdown) [default: %(default)g]")
     parser.add_argument("--markdown", action="store_true",
                         help="print the result tables in Markdown")
     parser.add_argument("--json", metavar="FILE",
-                        help="also write every run and the summary to FILE as JSON")
+                        help="also write every run, the summary and the targets to FILE "
+                             "as JSON")
     parser.add_argument("--work-dir", metavar="DIR",
                         help="where to generate inputs (kept); default: a temporary "
                              "directory, deleted at the end")
@@ -418,28 +952,115 @@ def parse_args(argv):
     return args
 
 
-def main(argv=None) -> int:
-    args = parse_args(argv)
-    if args.list:
-        for w in WORKLOADS:
-            print("%-8s %s (quick %d MiB, full %d MiB)"
-                  % (w.name, w.description, w.quick_size // MIB, w.full_size // MIB))
-        return 0
+def list_workloads() -> None:
+    for w in WORKLOADS:
+        threads = ("%d/%d threads" % (w.quick_threads, w.full_threads) if w.multithreaded
+                   else "single-threaded")
+        print("%-8s %s (quick %s, full %s; %s)"
+              % (w.name, w.description, w.size_text(w.quick_size), w.size_text(w.full_size),
+                 threads))
 
-    patterns = [p for p in args.workloads.split(",") if p]
+
+def select_workloads(spec: str) -> List[Workload]:
+    patterns = [p for p in spec.split(",") if p]
     workloads = [w for w in WORKLOADS if any(fnmatch.fnmatchcase(w.name, p) for p in patterns)]
     if not workloads:
         sys.exit("error: no workload matches %r (known: %s)"
-                 % (args.workloads, ", ".join(w.name for w in WORKLOADS)))
+                 % (spec, ", ".join(w.name for w in WORKLOADS)))
     for w in workloads:
         for prog in w.programs:
             if shutil.which(prog) is None:
-                sys.exit("error: workload %s needs `%s` on PATH (Debian package %s)"
-                         % (w.name, prog, prog))
+                sys.exit("error: workload %s needs `%s` on PATH; it comes with Debian: "
+                         "apt-get install %s" % (w.name, prog, w.package))
+    return workloads
+
+
+def make_cases(workloads: List[Workload], thread_counts: Optional[List[int]],
+               full: bool) -> Dict[str, Case]:
+    """The cases to measure, by label: each workload at its mode's thread count,
+    or with --threads at each count (single-threaded workloads skipped)."""
+    if not thread_counts:
+        return {w.name: Case(w.name, w, w.threads(full)) for w in workloads}
+    cases = {}
+    for w in workloads:
+        if not w.multithreaded:
+            print("note: %s is single-threaded: skipped by --threads" % w.name, file=sys.stderr)
+            continue
+        for n in thread_counts:
+            label = "%s@%d" % (w.name, n)
+            cases[label] = Case(label, w, n)
+    if not cases:
+        sys.exit("error: --threads: no multithreaded workload selected")
+    return cases
+
+
+def measure(cases: Dict[str, Case], tools: List[Tool], args, work_dir: str,
+            report_dir: str, have_time: bool) -> Dict[str, Dict[str, List[Run]]]:
+    """Every case under every tool, args.repeat times, tools interleaved."""
+    runs: Dict[str, Dict[str, List[Run]]] = {}
+    for label, case in cases.items():
+        w = case.workload
+        size = w.size(args.full)
+        print("[%s] generating input (%s)..." % (label, w.size_text(size)), file=sys.stderr)
+        inputs = w.setup(work_dir, size)
+        run_case(NATIVE, case, inputs, report_dir, have_time, args.server_timeout)  # warm-up
+        runs[label] = {t.name: [] for t in tools}
+        for rep in range(args.repeat):
+            for tool in tools:
+                r = run_case(tool, case, inputs, report_dir, have_time, args.server_timeout)
+                runs[label][tool.name].append(r)
+                print("[%s] rep %d/%d %-10s %8.2f s  max RSS %s KB%s"
+                      % (label, rep + 1, args.repeat, tool.name, r.seconds,
+                         fmt_rss(r.max_rss_kb),
+                         "  report %d KB" % (r.report_bytes // 1024)
+                         if r.report_bytes else ""), file=sys.stderr)
+    return runs
+
+
+def print_results(summary, cases: Dict[str, Case], tool_names: List[str], args,
+                  targets: List[dict]) -> None:
+    (head, rows), (ghead, grows) = tables(summary, cases, tool_names)
+    print("\nMedian of %d runs, %s inputs; %s, %d CPUs. Valgrind serialises threads."
+          % (args.repeat, "full" if args.full else "quick", platform.node(),
+             os.cpu_count() or 0))
+    print()
+    print_table(head, rows, args.markdown, labels=3)
+    if args.threads:
+        print("\nThread scaling (Figure 14). Valgrind serialises threads: every tool "
+              "runs them on one core.\n")
+        if set(tool_names) <= {"native", "none"}:
+            print("no tool besides native and none was run: nothing to compare with none")
+        else:
+            print_table(*scaling_table(summary, cases, tool_names, args.threads),
+                        args.markdown, labels=2)
+        return
+    print("\nGeometric mean over %d workload(s):\n" % len(summary))
+    print_table(ghead, grows, args.markdown, labels=1)
+    print("\nTargets:\n")
+    if not targets:
+        print("not evaluated: aprof-trms was not run")
+        return
+    print_table(*targets_table(targets), args.markdown, labels=2)
+    for t in targets:
+        if t.get("missed"):
+            print("\nMissing \"%s\": %s" % (t["target"], ", ".join(t["missed"])))
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if args.list:
+        list_workloads()
+        return 0
+    # mariadbd lives in /usr/sbin, which the PATH of a non-root user lacks.
+    if "/usr/sbin" not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = os.environ.get("PATH", "") + os.pathsep + "/usr/sbin"
+    cases = make_cases(select_workloads(args.workloads), args.threads, args.full)
 
     tool_names = [t for t in args.tools.split(",") if t]
     if len(set(tool_names)) != len(tool_names):
         sys.exit("error: a tool is listed twice in --tools")
+    if args.threads and "none" not in tool_names:
+        sys.exit("error: --threads reports ratios to `none`: add it to --tools")
     if any(t != "native" for t in tool_names) and not os.access(args.valgrind, os.X_OK):
         sys.exit("error: valgrind not found (%s); install Debian package valgrind"
                  % args.valgrind)
@@ -457,48 +1078,29 @@ def main(argv=None) -> int:
     report_dir = os.path.join(tmp, "reports")
     os.makedirs(work_dir, exist_ok=True)
     os.makedirs(report_dir)
-    runs: Dict[str, Dict[str, List[Run]]] = {}
     try:
-        for w in workloads:
-            size = w.full_size if args.full else w.quick_size
-            print("[%s] generating input (%d MiB)..." % (w.name, size // MIB), file=sys.stderr)
-            inputs = w.setup(work_dir, size)
-            command = w.command(inputs)
-            subprocess.run(command, stdout=subprocess.DEVNULL, check=True)  # warm-up, untimed
-            runs[w.name] = {t.name: [] for t in tools}
-            for rep in range(args.repeat):
-                for tool in tools:
-                    argv = tool.prefix(report_dir) + command
-                    r = run_once(argv, report_dir, have_time, quiet_key=(w.name, tool.name))
-                    runs[w.name][tool.name].append(r)
-                    print("[%s] rep %d/%d %-10s %8.2f s  max RSS %s KB%s"
-                          % (w.name, rep + 1, args.repeat, tool.name, r.seconds,
-                             fmt_rss(r.max_rss_kb),
-                             "  report %d KB" % (r.report_bytes // 1024)
-                             if r.report_bytes else ""), file=sys.stderr)
+        runs = measure(cases, tools, args, work_dir, report_dir, have_time)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     elapsed = time.monotonic() - started
 
     summary = summarise(runs)
-    (head, rows), (ghead, grows) = tables(summary, tool_names)
-    mode = "full" if args.full else "quick"
-    print("\nMedian of %d runs, %s inputs; %s, %d CPUs. Valgrind serialises threads."
-          % (args.repeat, mode, platform.node(), os.cpu_count() or 0))
-    print()
-    print_table(head, rows, args.markdown, labels=2)
-    print("\nGeometric mean over %d workload(s):\n" % len(summary))
-    print_table(ghead, grows, args.markdown, labels=1)
+    targets = [] if args.threads else evaluate_targets(summary, tool_names, have_time)
+    print_results(summary, cases, tool_names, args, targets)
     print("\nTotal harness time: %.0f s" % elapsed)
 
     if args.json:
         with open(args.json, "w") as f:
             json.dump({
-                "mode": mode, "repeat": args.repeat, "tools": tool_names,
-                "elapsed_seconds": elapsed,
-                "runs": {w: {t: [dataclasses.asdict(r) for r in rs] for t, rs in bt.items()}
-                         for w, bt in runs.items()},
+                "mode": "full" if args.full else "quick", "repeat": args.repeat,
+                "tools": tool_names, "threads": args.threads, "elapsed_seconds": elapsed,
+                "cases": {label: {"workload": c.workload.name, "threads": c.threads,
+                                  "size": c.workload.size(args.full)}
+                          for label, c in cases.items()},
+                "runs": {l: {t: [dataclasses.asdict(r) for r in rs] for t, rs in bt.items()}
+                         for l, bt in runs.items()},
                 "summary": summary,
+                "targets": targets,
             }, f, indent=1)
     return 0
 
