@@ -4,7 +4,10 @@
 
 namespace aprof {
 
-ShadowMemory::ShadowMemory(unsigned resolution_shift) : shift_(resolution_shift) {
+ShadowMemory::ShadowMemory(unsigned resolution_shift)
+    : shift_(resolution_shift),
+      chunk_index_shift_(kChunkAddressBits - resolution_shift),
+      cell_in_chunk_mask_((uptr{1} << (kChunkAddressBits - resolution_shift)) - 1) {
   APROF_CHECK(resolution_shift <= 4);
   primary_ = static_cast<Timestamp***>(
       PlatformAllocateZeroedPages(kPrimaryEntries * sizeof(Timestamp**)));
@@ -18,6 +21,11 @@ ShadowMemory::~ShadowMemory() {
     PlatformFreePages(secondary, kSecondaryEntries * sizeof(Timestamp*));
   }
   PlatformFreePages(primary_, kPrimaryEntries * sizeof(Timestamp**));
+}
+
+Timestamp* ShadowMemory::UncachedSlot(uptr cell) {
+  const uptr chunk_index = ChunkIndexOf(cell);
+  return ChunkFor(chunk_index, /*allocate=*/true) + (cell & cell_in_chunk_mask_);
 }
 
 Timestamp** ShadowMemory::AllocateSecondary(uptr primary_index) {

@@ -33,19 +33,17 @@ class ShadowMemory {
   ShadowMemory& operator=(const ShadowMemory&) = delete;
 
   unsigned resolution_shift() const { return shift_; }
-  uptr cells_per_chunk() const { return uptr{1} << (kChunkAddressBits - shift_); }
+  uptr cells_per_chunk() const { return cell_in_chunk_mask_ + 1; }
   // Number of cells in the covered address space.
   uptr cell_limit() const { return kAddressLimit >> shift_; }
 
   // Slot of a cell (cell index = address >> shift, below cell_limit()),
   // allocating its chunk if needed.
   Timestamp* Slot(uptr cell) {
-    const uptr chunk_index = cell >> (kChunkAddressBits - shift_);
+    const uptr chunk_index = ChunkIndexOf(cell);
     const CachedChunk& cached = cache_[chunk_index & (kCachedChunks - 1)];
-    Timestamp* chunk = __builtin_expect(cached.index == chunk_index, 1)
-                           ? cached.chunk
-                           : ChunkFor(chunk_index, /*allocate=*/true);
-    return chunk + (cell & (cells_per_chunk() - 1));
+    if (__builtin_expect(cached.index != chunk_index, 0)) return UncachedSlot(cell);
+    return cached.chunk + (cell & cell_in_chunk_mask_);
   }
 
   // Calls fn(cell, slots, count) for consecutive runs of cells covering
@@ -53,7 +51,7 @@ class ShadowMemory {
   template <typename Fn>
   void ForEachRun(uptr first, uptr last, Fn fn) {
     for (uptr cell = first, count; cell <= last; cell += count) {
-      const uptr left_in_chunk = cells_per_chunk() - (cell & (cells_per_chunk() - 1));
+      const uptr left_in_chunk = cells_per_chunk() - (cell & cell_in_chunk_mask_);
       count = last - cell + 1 < left_in_chunk ? last - cell + 1 : left_in_chunk;
       fn(cell, Slot(cell), count);
     }
@@ -61,12 +59,12 @@ class ShadowMemory {
 
   // Timestamp of a cell, 0 if it was never written.
   Timestamp Get(uptr cell) {
-    const uptr chunk_index = cell >> (kChunkAddressBits - shift_);
+    const uptr chunk_index = ChunkIndexOf(cell);
     const CachedChunk& cached = cache_[chunk_index & (kCachedChunks - 1)];
     const Timestamp* chunk = __builtin_expect(cached.index == chunk_index, 1)
                                  ? cached.chunk
                                  : ChunkFor(chunk_index, /*allocate=*/false);
-    return chunk ? chunk[cell & (cells_per_chunk() - 1)] : 0;
+    return chunk ? chunk[cell & cell_in_chunk_mask_] : 0;
   }
 
   // Chunk holding the cells of chunk_index (= address >> 16), or null.
@@ -106,6 +104,10 @@ class ShadowMemory {
     return chunk;
   }
 
+  // Out of line, so that the cached path of Slot() needs no stack frame in
+  // the access hooks.
+  __attribute__((noinline)) Timestamp* UncachedSlot(uptr cell);
+  uptr ChunkIndexOf(uptr cell) const { return cell >> chunk_index_shift_; }
   Timestamp** AllocateSecondary(uptr primary_index);
   Timestamp* AllocateChunk();
   uptr chunk_bytes() const { return cells_per_chunk() * sizeof(Timestamp); }
@@ -120,6 +122,9 @@ class ShadowMemory {
   static constexpr uptr kCachedChunks = 16;
 
   const unsigned shift_;
+  // Derived from shift_, kept to spare the access path their computation.
+  const unsigned chunk_index_shift_;  // cell -> chunk index
+  const uptr cell_in_chunk_mask_;     // cell -> its index in the chunk
   Timestamp*** primary_;
   CachedChunk cache_[kCachedChunks];
   // Primary entries that hold a secondary table, so that walks over the

@@ -31,6 +31,14 @@ void ExpectSameActivations(const std::vector<ObservedActivation>& engine,
 
 constexpr int kTracesPerResolution = 1000;
 
+// A random trace of 200 to 600 events, reproducible from its seed.
+Trace TraceForSeed(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  TraceShape shape;
+  shape.events = 200 + static_cast<int>(rng() % 400);
+  return RandomTrace(rng, shape);
+}
+
 class Differential : public ::testing::TestWithParam<unsigned> {};
 
 TEST_P(Differential, EngineMatchesNaiveAlgorithm) {
@@ -38,10 +46,7 @@ TEST_P(Differential, EngineMatchesNaiveAlgorithm) {
   uint64_t activations = 0, induced_thread = 0, induced_kernel = 0, trms_above_rms = 0;
   for (int i = 0; i < kTracesPerResolution; ++i) {
     const uint64_t seed = 1000003ULL * shift + i;
-    std::mt19937_64 rng(seed);
-    TraceShape shape;
-    shape.events = 200 + static_cast<int>(rng() % 400);
-    const Trace trace = RandomTrace(rng, shape);
+    const Trace trace = TraceForSeed(seed);
 
     EngineOptions options;
     options.resolution_shift = shift;
@@ -73,10 +78,7 @@ TEST_P(Differential, RmsOnlyEngineMatchesNaiveRms) {
   const unsigned shift = GetParam();
   for (int i = 0; i < kTracesPerResolution / 4; ++i) {
     const uint64_t seed = 7000003ULL * shift + i;
-    std::mt19937_64 rng(seed);
-    TraceShape shape;
-    shape.events = 200 + static_cast<int>(rng() % 400);
-    const Trace trace = RandomTrace(rng, shape);
+    const Trace trace = TraceForSeed(seed);
 
     EngineOptions options;
     options.resolution_shift = shift;
