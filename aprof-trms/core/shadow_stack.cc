@@ -45,8 +45,18 @@ Frame& ShadowStack::LatestStartedAtOrBefore(Timestamp ts) {
   const size_t n = frames_.size();
   if (frames_[n - 1].ts <= ts) return frames_[n - 1];
   if (frames_[n - 2].ts <= ts) return frames_[n - 2];  // n >= 2: the root's ts is minimal
+  // Otherwise the answer is still usually near the top of a deep stack:
+  // gallop down from it (steps 1, 2, 4...), then search the last step
+  // (log of the distance from the top, not of the depth).
   // Invariant: frames_[lo].ts <= ts < frames_[hi].ts.
-  size_t lo = 0, hi = n - 2;
+  size_t hi = n - 2, lo = 0;
+  for (size_t step = 1; step <= hi; step *= 2) {
+    if (frames_[hi - step].ts <= ts) {
+      lo = hi - step;
+      break;
+    }
+    hi -= step;
+  }
   while (hi - lo > 1) {
     size_t mid = lo + (hi - lo) / 2;
     if (frames_[mid].ts <= ts)

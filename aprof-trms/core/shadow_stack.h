@@ -61,7 +61,7 @@ class ShadowStack {
 
   // The most recent frame whose timestamp is <= ts (ts >= the root's):
   // the activation that was on top when a cell with timestamp ts was
-  // last accessed. Binary search: stack timestamps increase upwards.
+  // last accessed. Stack timestamps increase upwards.
   Frame& LatestStartedAtOrBefore(Timestamp ts);
 
  private:
