@@ -42,9 +42,11 @@ void CallTracker::ThreadExited(ThreadId tid) {
 }
 
 void CallTracker::SwitchTo(ThreadId tid) {
+  // The cost so far belongs to the thread that ran it; signal delivery and
+  // return, which switch first, rely on this too.
+  FlushCost();
   ThreadCalls& next = CallsOf(tid);
   if (current_ == &next) return;
-  FlushCost();
   // g_last_exit belongs to the running thread: park it with the thread.
   if (current_) current_->last_exit = g_last_exit;
   g_last_exit = next.last_exit;
@@ -54,7 +56,6 @@ void CallTracker::SwitchTo(ThreadId tid) {
 
 void CallTracker::SignalDelivered(ThreadId tid) {
   SwitchTo(tid);
-  FlushCost();
   ThreadCalls& t = *current_;
   t.signals.push_back({t.frames.size(), g_last_exit, false, false});
   g_last_exit = &kUnknownOrigin;  // examine the handler's first block
@@ -62,7 +63,6 @@ void CallTracker::SignalDelivered(ThreadId tid) {
 
 void CallTracker::SignalReturned(ThreadId tid) {
   SwitchTo(tid);
-  FlushCost();
   ThreadCalls& t = *current_;
   if (t.signals.empty()) return;  // the handler was left by a jump earlier
   const SignalContext context = t.signals.back();

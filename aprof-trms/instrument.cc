@@ -29,12 +29,11 @@ class SuperblockInstrumenter {
     info_ = static_cast<SuperblockInfo*>(VG_(calloc)("aprof.superblocks", 1, bytes));
     info_->address = address;
     epoch_ = VG_(current_DiEpoch)();
-    const DiEpoch epoch = epoch_;
-    info_->object = VG_(find_DebugInfo)(epoch, address);
+    info_->object = VG_(find_DebugInfo)(epoch_, address);
     const HChar* ignored;
     info_->section = VG_(DebugInfo_sect_kind)(&ignored, address);
-    info_->is_function_entry = VG_(get_fnname_if_entry)(epoch, address, &ignored);
-    info_->is_plt_stub = info_->section == Vg_SectPLT || LooksLikePltStub(in, epoch, address);
+    info_->is_function_entry = VG_(get_fnname_if_entry)(epoch_, address, &ignored);
+    info_->is_plt_stub = info_->section == Vg_SectPLT || LooksLikePltStub(in, epoch_, address);
   }
 
   // Stubs in .plt.got and .plt.sec, which Valgrind does not classify as

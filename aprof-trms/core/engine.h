@@ -90,24 +90,21 @@ class Engine {
   void Call(RoutineId routine);
   void Return();
   void AddCost(u64 amount) { current_->record->cost += amount; }
-  // Accesses within one shadow chunk (nearly all) take the inline path; a
+  // Accesses within one cell (most of them) take the inline path, which
+  // stays lean enough to need almost no stack frame in the access hooks; a
   // read of a cell already accessed at the current counter value ends at
-  // its first load.
+  // its first load. Wider accesses walk chunk runs out of line.
   void Read(uptr address, uptr size) {
-    uptr first, cells;
-    if (!WithinOneChunk(address, size, &first, &cells)) return ReadCells(address, size);
-    Timestamp* own = current_->memory.Slot(first);
-    for (uptr i = 0; i < cells; ++i)
-      if (own[i] != count_) ReadCell(*current_, first + i, own + i);
+    uptr cell;
+    if (!WithinOneCell(address, size, &cell)) return ReadCells(address, size);
+    Timestamp* own = current_->memory.Slot(cell);
+    if (*own != count_) ReadCell(*current_, cell, own);
   }
   void Write(uptr address, uptr size) {
-    uptr first, cells;
-    if (!WithinOneChunk(address, size, &first, &cells)) return WriteCells(address, size);
-    Timestamp* own = current_->memory.Slot(first);
-    for (uptr i = 0; i < cells; ++i) own[i] = count_;
-    if (!options_.track_induced) return;
-    Timestamp* global = global_writes_.Slot(first);
-    for (uptr i = 0; i < cells; ++i) global[i] = count_;
+    uptr cell;
+    if (!WithinOneCell(address, size, &cell)) return WriteCells(address, size);
+    *current_->memory.Slot(cell) = count_;
+    if (options_.track_induced) *global_writes_.Slot(cell) = count_;
   }
   // The kernel reads user memory for a system call (e.g. write()): a read by
   // the calling thread, as if the system call were a subroutine.
@@ -147,15 +144,10 @@ class Engine {
   }
   void Renumber();  // renumbering.cc
 
-  // The cells [*first, *first + *cells) of a non-empty access inside the
-  // tracked address space whose bytes share one shadow chunk.
-  bool WithinOneChunk(uptr address, uptr size, uptr* first, uptr* cells) const {
-    const uptr end = address + size - 1;
-    *first = address >> options_.resolution_shift;
-    *cells = (end >> options_.resolution_shift) - *first + 1;
-    return __builtin_expect(size != 0 && end >= address && end < ShadowMemory::kAddressLimit &&
-                                address >> ShadowMemory::kChunkAddressBits ==
-                                    end >> ShadowMemory::kChunkAddressBits,
+  bool WithinOneCell(uptr address, uptr size, uptr* cell) const {
+    *cell = address >> options_.resolution_shift;
+    return __builtin_expect(*cell == (address + size - 1) >> options_.resolution_shift &&
+                                address < ShadowMemory::kAddressLimit && size != 0,
                             1);
   }
   // own: the thread's slot for the cell, which holds a time before count_.

@@ -32,7 +32,6 @@ class ShadowMemory {
   ShadowMemory(const ShadowMemory&) = delete;
   ShadowMemory& operator=(const ShadowMemory&) = delete;
 
-  unsigned resolution_shift() const { return shift_; }
   uptr cells_per_chunk() const { return cell_in_chunk_mask_ + 1; }
   // Number of cells in the covered address space.
   uptr cell_limit() const { return kAddressLimit >> shift_; }
