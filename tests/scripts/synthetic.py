@@ -24,7 +24,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 SCRIPTS = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 if SCRIPTS not in sys.path:
     sys.path.insert(0, SCRIPTS)
-import aprof_report  # noqa: E402
+from aprof_trms import report as aprof_report  # noqa: E402
 
 # Cost functions of the growth classes, with an intercept and coefficients
 # that make every term matter over sizes(…).

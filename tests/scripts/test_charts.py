@@ -13,7 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.normpath(os.path.join(HERE, "..", "..", "scripts"))
 CHARTS = os.path.join(SCRIPTS, "charts.py")
 sys.path.insert(0, SCRIPTS)
-import aprof_report  # noqa: E402
+from aprof_trms import report as aprof_report  # noqa: E402
 
 OUTPUTS = ["charts.txt", "induced-by-routine", "induced-share", "induced-split",
            "input-volume", "richness"]

@@ -1,4 +1,4 @@
-"""Tests of scripts/aprof_fit.py: model selection on synthetic cost curves
+"""Tests of scripts/aprof_trms/fit.py: model selection on synthetic cost curves
 (known growth class, small deterministic noise), the free exponent, the
 parsimony rule, degenerate data and the RoutineProfile entry point."""
 import math
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import synthetic  # also puts scripts/ on sys.path
-import aprof_fit as af  # noqa: E402
-import aprof_profile  # noqa: E402
+from aprof_trms import fit as af  # noqa: E402
+from aprof_trms import profile as aprof_profile  # noqa: E402
 
 FIXED = ["1", "log n", "sqrt n", "n", "n log n", "n^2", "n^3"]
 GROWTH = {"1": 0.0, "log n": 0.1, "sqrt n": 0.5, "n": 1.0, "n log n": 1.1,

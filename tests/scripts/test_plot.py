@@ -16,7 +16,7 @@ PLOT = os.path.join(SCRIPTS, "plot.py")
 CHARTS = os.path.join(SCRIPTS, "charts.py")
 sys.path.insert(0, SCRIPTS)
 sys.path.insert(0, HERE)
-import aprof_plotting  # noqa: E402
+from aprof_trms import plotting as aprof_plotting  # noqa: E402
 import synthetic  # noqa: E402
 
 MAGIC = {"png": b"\x89PNG\r\n\x1a\n", "pdf": b"%PDF-"}

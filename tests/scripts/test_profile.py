@@ -1,8 +1,8 @@
-"""aprof_profile: merging over threads, processes and runs of one program."""
+"""aprof_trms.profile: merging over threads, processes and runs of one program."""
 import pytest
 
 import synthetic  # puts scripts/ on sys.path
-import aprof_profile as ap
+from aprof_trms import profile as ap
 
 C = synthetic.COSTS
 

@@ -115,7 +115,7 @@ def test_directory_of_reports_is_merged(tmp_path):
     assert re.search(r"\b6\s+work\b.*\bn\^2\b", r.stdout)
 
 
-def test_malformed_report_exits_2_with_file_and_line(tmp_path):
+def test_malformed_report_exits_1_with_file_and_line(tmp_path):
     good = three_classes(tmp_path / "good")
     original = open(good).read().splitlines(keepends=True)
     lines = list(original)
@@ -124,24 +124,24 @@ def test_malformed_report_exits_2_with_file_and_line(tmp_path):
     lines[lineno - 1] = lines[lineno - 1].replace("\t", "\tx", 1)
     bad.write_text("".join(lines))
     r = run(good, bad)
-    assert r.returncode == 2
+    assert r.returncode == 1
     assert f"{bad}:{lineno}: 'trms' record: thread is not an unsigned decimal integer" in r.stderr
     assert r.stdout == ""
     truncated = tmp_path / "truncated"
     truncated.write_text("".join(original[:20]))
     r = run(truncated)
-    assert r.returncode == 2
+    assert r.returncode == 1
     assert f"{truncated}:21: end of file without an 'end' record" in r.stderr
 
 
-def test_reports_that_cannot_be_merged_exit_2(tmp_path):
+def test_reports_that_cannot_be_merged_exit_1(tmp_path):
     a = three_classes(tmp_path / "a")
     b = three_classes(tmp_path / "b", cost_metric="instructions")
     r = run(a, b)
-    assert r.returncode == 2
+    assert r.returncode == 1
     assert "cannot be merged" in r.stderr
     r = run(tmp_path / "a", tmp_path / "missing")
-    assert r.returncode == 2 and "missing" in r.stderr
+    assert r.returncode == 1 and "missing" in r.stderr
 
 
 def test_help():

@@ -1,12 +1,14 @@
 """Tests of scripts/regress.py (growth regression gate), run as a program on
-pairs of synthetic reports: exit 1 on a steeper cost function, 0 otherwise,
-2 on input that cannot be compared."""
+pairs of synthetic reports: exit 3 (cli.EXIT_REGRESSION) on a steeper cost
+function, 0 otherwise, 1 on input that cannot be compared, 2 on bad usage."""
 import os
 import re
 import subprocess
 import sys
 
 import synthetic
+
+EXIT_REGRESSION = 3  # the documented status of the verdict (docs/analysis.md)
 
 REGRESS = os.path.join(synthetic.SCRIPTS, "regress.py")
 C = synthetic.COSTS
@@ -32,7 +34,7 @@ def test_linear_to_quadratic_is_a_regression(tmp_path):
     base = report(tmp_path / "base", R("work", C["n"]), R("other", C["n log n"]))
     cand = report(tmp_path / "cand", R("work", C["n^2"]), R("other", C["n log n"]))
     r = run([base], [cand])
-    assert r.returncode == 1, r.stdout + r.stderr
+    assert r.returncode == EXIT_REGRESSION, r.stdout + r.stderr
     assert re.search(r"^REGRESSION work \(synthetic\): n -> n\^2 \(growth 1\.00 -> 2\.00, \+1\.00\)$",
                      r.stdout, re.M), r.stdout
     assert "other" not in r.stdout
@@ -68,13 +70,13 @@ def test_tolerance(tmp_path):
     to_15 = report(tmp_path / "c15", R("work", C["n^1.5"]))
     to_nlogn = report(tmp_path / "cnlogn", R("work", C["n log n"]))
     r = run([base], [to_15])
-    assert r.returncode == 1 and re.search(r"n -> n\^1\.5\d \(growth 1\.00 -> 1\.5\d, \+0\.5\d\)", r.stdout)
+    assert r.returncode == EXIT_REGRESSION and re.search(r"n -> n\^1\.5\d \(growth 1\.00 -> 1\.5\d, \+0\.5\d\)", r.stdout)
     assert run([base], [to_15], "--tolerance", "0.6").returncode == 0
     # n -> n log n is 0.1 on the growth scale: under the default tolerance.
     r = run([base], [to_nlogn])
     assert r.returncode == 0 and "1 unchanged" in r.stdout
     r = run([base], [to_nlogn], "--tolerance", "0.05")
-    assert r.returncode == 1 and "REGRESSION work (synthetic): n -> n log n" in r.stdout
+    assert r.returncode == EXIT_REGRESSION and "REGRESSION work (synthetic): n -> n log n" in r.stdout
 
 
 def test_weak_evidence_is_unconfirmed(tmp_path):
@@ -87,7 +89,7 @@ def test_weak_evidence_is_unconfirmed(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert re.search(r"^UNCONFIRMED lookup \(synthetic\): 1 -> n\^2 .*fit 1 almost as well", r.stdout, re.M)
     r = run([base], [cand], "--min-evidence", "0")
-    assert r.returncode == 1 and "REGRESSION lookup (synthetic): 1 -> n^2" in r.stdout
+    assert r.returncode == EXIT_REGRESSION and "REGRESSION lookup (synthetic): 1 -> n^2" in r.stdout
 
 
 def test_routines_on_one_side_or_with_few_sizes_are_informational(tmp_path):
@@ -113,68 +115,68 @@ def test_several_reports_and_directories_per_side(tmp_path):
             report(tmp_path / side / f"aprof-trms.out.{i + 1}",
                    R("work", cost, sizes=sizes[i::3], object=f"/build/{side}/prog"), pid=i + 1)
     r = run([tmp_path / "base"], [tmp_path / "cand"])
-    assert r.returncode == 1, r.stdout + r.stderr
+    assert r.returncode == EXIT_REGRESSION, r.stdout + r.stderr
     assert "REGRESSION work (prog): n -> n^2" in r.stdout
     files = sorted(str(tmp_path / "cand" / f) for f in os.listdir(tmp_path / "cand"))
-    assert run([tmp_path / "base"], files).returncode == 1
+    assert run([tmp_path / "base"], files).returncode == EXIT_REGRESSION
     r = run([tmp_path / "base"], files[:1])
-    assert r.returncode == 2 and "no routine could be compared" in r.stderr
+    assert r.returncode == 1 and "no routine could be compared" in r.stderr
 
 
-def test_malformed_report_exits_2_with_file_and_line(tmp_path):
+def test_malformed_report_exits_1_with_file_and_line(tmp_path):
     base = report(tmp_path / "base", R("work", C["n"]))
     lines = open(base).read().splitlines(keepends=True)
     lineno = next(i for i, line in enumerate(lines, 1) if line.startswith("totals\t"))
     bad = tmp_path / "bad"
     bad.write_text("".join(lines[:lineno - 1] + ["totals\t1\t1\n"] + lines[lineno:]))
     r = run([base], [bad])
-    assert r.returncode == 2
+    assert r.returncode == 1
     assert f"candidate: {bad}:{lineno}: 'totals' record needs 5 field(s) after the tag, has 2" in r.stderr
     assert r.stdout == ""
     truncated = tmp_path / "truncated"
     truncated.write_text("".join(lines)[:-5])   # cut inside the 'end' record
     r = run([truncated], [base])
-    assert r.returncode == 2
+    assert r.returncode == 1
     assert f"baseline: {truncated}:{len(lines)}: last line is not terminated by a newline" in r.stderr
 
 
-def test_mismatched_cost_metric_or_resolution_exits_2(tmp_path):
+def test_mismatched_cost_metric_or_resolution_exits_1(tmp_path):
     base = report(tmp_path / "base", R("work", C["n"]))
     instr = report(tmp_path / "instr", R("work", C["n"]), cost_metric="instructions")
     res8 = report(tmp_path / "res8", R("work", C["n"]), resolution=8)
     r = run([base], [instr])
-    assert r.returncode == 2
+    assert r.returncode == 1
     assert "baseline has cost metric bb and memory resolution 4, candidate instructions and 4" in r.stderr
     r = run([base], [res8])
-    assert r.returncode == 2 and "candidate bb and 8" in r.stderr
+    assert r.returncode == 1 and "candidate bb and 8" in r.stderr
     r = run([base, instr], [base])                      # within one side
-    assert r.returncode == 2 and "cannot be merged" in r.stderr
+    assert r.returncode == 1 and "cannot be merged" in r.stderr
 
 
 def test_trms_is_not_compared_with_an_rms_only_run(tmp_path):
     base = report(tmp_path / "base", R("work", C["n"]))
     rms_only = report(tmp_path / "rms", R("work", C["n"]), trms_tracking=False)
     r = run([base], [rms_only])
-    assert r.returncode == 2 and "--trms=no" in r.stderr
+    assert r.returncode == 1 and "--trms=no" in r.stderr
     r = run([base], [rms_only], "--metric", "rms")
     assert r.returncode == 0, r.stderr
 
 
-def test_nothing_to_compare_exits_2(tmp_path):
+def test_nothing_to_compare_exits_1(tmp_path):
     base = report(tmp_path / "base", R("work", C["n"]))
     other = report(tmp_path / "other", R("unrelated", C["n"]))
     r = run([base], [other])
-    assert r.returncode == 2 and "no routine in common" in r.stderr
+    assert r.returncode == 1 and "no routine in common" in r.stderr
     few = report(tmp_path / "few", R("work", C["n"], sizes=SIZES[:4]))
     r = run([base], [few])
-    assert r.returncode == 2 and "no routine could be compared" in r.stderr
+    assert r.returncode == 1 and "no routine could be compared" in r.stderr
 
 
 def test_min_share(tmp_path):
     big = lambda n: 1e7  # noqa: E731
     base = report(tmp_path / "base", R("main", big), R("tiny", C["n"]))
     cand = report(tmp_path / "cand", R("main", big), R("tiny", C["n^2"], sizes=SIZES[:8]))
-    assert run([base], [cand]).returncode == 1
+    assert run([base], [cand]).returncode == EXIT_REGRESSION
     r = run([base], [cand], "--min-share", "1")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "1 below --min-share" in r.stdout

@@ -1,4 +1,4 @@
-"""Unit tests of scripts/aprof_report.py, the reader of aprof-trms reports
+"""Unit tests of scripts/aprof_trms/report.py, the reader of aprof-trms reports
 (docs/report-format.md), on hand-written reports."""
 import os
 import re
@@ -9,7 +9,7 @@ import pytest
 
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
 sys.path.insert(0, os.path.normpath(SCRIPTS))
-import aprof_report as ar  # noqa: E402
+from aprof_trms import report as ar  # noqa: E402
 
 HEADER = [
     "aprof-trms-report\t1",
@@ -464,14 +464,14 @@ def test_command_line(tmp_path):
     good.write_text(report_text(rich_body()))
     bad = tmp_path / "bad"
     bad.write_text(report_text(EXAMPLE_BODY, end=False))
-    script = os.path.join(SCRIPTS, "aprof_report.py")
-    r = subprocess.run([sys.executable, script, "--summary", str(good)],
-                       capture_output=True, text=True)
+    def check(*args):
+        return subprocess.run([sys.executable, "-m", "aprof_trms.report", *args],
+                              cwd=os.path.normpath(SCRIPTS), capture_output=True, text=True)
+    r = check("--summary", str(good))
     assert r.returncode == 0, r.stderr
     assert "3 routines" in r.stdout and "2 threads" in r.stdout
-    r = subprocess.run([sys.executable, script, str(good), str(bad)],
-                       capture_output=True, text=True)
+    r = check(str(good), str(bad))
     assert r.returncode == 1
     assert f"{bad}:14: " in r.stderr
-    r = subprocess.run([sys.executable, script], capture_output=True, text=True)
+    r = check()
     assert r.returncode == 2 and "usage" in r.stderr

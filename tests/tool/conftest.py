@@ -1,4 +1,4 @@
-"""pytest configuration of the tool tests: scripts/ (aprof_report) and this
+"""pytest configuration of the tool tests: scripts/ (the aprof_trms package) and this
 directory (toolrun, callgrind_out) are importable by the test modules."""
 import sys
 from pathlib import Path

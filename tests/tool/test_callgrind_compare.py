@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 
-import aprof_report as ar
+from aprof_trms import report as ar
 from callgrind_out import call_counts, counts_by_basename
 from toolrun import Spec, program, run_tools, valgrind
 

@@ -1,7 +1,7 @@
 """Call/return detection: exact activation counts for recursion, tail calls,
 indirect calls, the PLT, C++ exceptions and longjmp
 (shared/notes/call-return-detection.md, "Cases the tests must cover")."""
-import aprof_report as ar
+from aprof_trms import report as ar
 from toolrun import Spec, check_counts, not_nested, program, routine, run_tools
 
 

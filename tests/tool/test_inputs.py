@@ -3,7 +3,7 @@
 buffered reads from the kernel)."""
 import pytest
 
-import aprof_report as ar
+from aprof_trms import report as ar
 from toolrun import Spec, program, routine, run_tools, tuple_of
 
 

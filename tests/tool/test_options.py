@@ -3,7 +3,7 @@
 import os
 import re
 
-import aprof_report as ar
+from aprof_trms import report as ar
 from toolrun import Spec, program, routine, run_tools, tuple_of
 
 N1, N2 = 1000, 3000

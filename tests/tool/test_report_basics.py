@@ -3,7 +3,7 @@ import os
 import re
 import subprocess
 
-import aprof_report as ar
+from aprof_trms import report as ar
 from toolrun import Spec, program, routine, run_tool, run_tools, vg_in_place, valgrind
 
 OPTIONS = ["--memory-resolution", "--cost-metric", "--aprof-out-file", "--syscall-input",

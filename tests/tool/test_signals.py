@@ -2,7 +2,7 @@
 interrupted stack), and leaving by siglongjmp."""
 import pytest
 
-import aprof_report as ar
+from aprof_trms import report as ar
 from toolrun import Spec, check_counts, not_nested, program, routine, run_tools
 
 K = 50

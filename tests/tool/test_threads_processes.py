@@ -5,7 +5,7 @@ import signal
 
 import pytest
 
-import aprof_report as ar
+from aprof_trms import report as ar
 from toolrun import Spec, check_counts, program, routine, run_tools
 
 

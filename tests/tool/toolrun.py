@@ -11,7 +11,7 @@ Every run gets a fresh directory, which is both its working directory and
 its output directory (--aprof-out-file=DIR/aprof.%p). After the run the
 helpers check the exit status, that the directory holds nothing but the
 expected number of reports (a temporary file left behind is an error), that
-every report parses (scripts/aprof_report.py) and passes
+every report parses (scripts/aprof_trms/report.py) and passes
 aprof_report.consistency_problems(), and that each report's pid is the one in
 its file name. Failures show the command, its exit status and its stderr.
 """
@@ -31,7 +31,7 @@ import pytest
 
 SRCDIR = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(SRCDIR / "scripts"))
-import aprof_report as ar  # noqa: E402
+from aprof_trms import report as ar  # noqa: E402
 
 RUN_TIMEOUT = 300  # seconds, per run under Valgrind
 MAX_PARALLEL = max(1, min(4, os.cpu_count() or 1))

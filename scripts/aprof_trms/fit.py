@@ -1,7 +1,7 @@
 """Curve fitting of cost functions: which growth class explains a routine's
 worst-case (or average, ...) cost as a function of its input size.
 
-    import aprof_fit, aprof_profile
+    from aprof_trms import fit as aprof_fit, profile as aprof_profile
     profile = aprof_profile.load_profile(["aprof-trms.out.4242"])
     for routine in profile.top(5):
         try:

@@ -6,21 +6,22 @@ pyplot() when a script is about to draw (Agg backend: no display needed).
 
 User errors (a malformed report, a pattern that matches nothing, an output
 directory that cannot be written, an unknown format) are raised as
-UserError, aprof_report.ReportError or aprof_profile.ProfileError, and
-run_main() turns them into one "PROG: error: ..." line on stderr and exit
+UserError (cli.UserError), report.ReportError or profile.ProfileError, and
+cli.run() turns them into one "PROG: error: ..." line on stderr and exit
 status 1: never a Python traceback.
 """
 import os
 import re
 import sys
 import tempfile
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
-import aprof_profile
-import aprof_report
+from . import profile as aprof_profile
+from . import report as aprof_report
+from .cli import UserError
 
 __all__ = [
-    "FORMATS", "UserError", "run_main", "pyplot", "expand_inputs", "load_reports",
+    "FORMATS", "UserError", "pyplot", "expand_inputs", "load_reports",
     "check_format", "format_of_path", "prepare_outdir", "parse_size", "save_figure",
     "cost_unit", "cost_label", "size_label", "short_name", "strip_params",
     "file_stem", "unique_stems", "tex_escape", "percent",
@@ -30,28 +31,6 @@ FORMATS = ("png", "svg", "pdf")
 
 # Cost metric of the report -> unit written on the axes.
 COST_UNITS = {"bb": "basic blocks", "instructions": "instructions"}
-
-
-class UserError(Exception):
-    """A mistake of the user (bad argument, missing file...): reported in one
-    line, exit status 1."""
-
-
-def run_main(main: Callable[[Sequence[str]], int], argv: Sequence[str], prog: str) -> int:
-    """Runs main(argv); user errors become one line on stderr and status 1."""
-    try:
-        return main(argv)
-    except (UserError, aprof_report.ReportError, aprof_profile.ProfileError) as e:
-        print(f"{prog}: error: {e}", file=sys.stderr)
-        return 1
-    except OSError as e:
-        # Reading a report or writing a picture: the message names the file.
-        where = f"{e.filename}: " if getattr(e, "filename", None) else ""
-        print(f"{prog}: error: {where}{e.strerror or e}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
 
 
 def pyplot():

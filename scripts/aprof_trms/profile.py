@@ -1,11 +1,10 @@
-#!/usr/bin/env python3
 """Profiles merged over threads, processes and runs of the same program.
 
 Every analysis script works on a Profile: one or more reports (several
 threads, the processes of a fork, several runs with different inputs) merged
 so that each routine has one set of points per input metric.
 
-    import aprof_profile
+    from aprof_trms import profile as aprof_profile
     profile = aprof_profile.load_profile(["aprof-trms.out.1", "aprof-trms.out.2"])
     for routine in profile.top(5):
         for size, point in sorted(routine.points("trms").items()):
@@ -25,7 +24,7 @@ import fnmatch
 import os
 from typing import Dict, Iterable, List, Sequence, Tuple
 
-import aprof_report
+from . import report as aprof_report
 
 __all__ = ["ProfileError", "Point", "RoutineProfile", "Profile", "merge", "report_files",
            "load_profile"]

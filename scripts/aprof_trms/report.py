@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
 """Reader of aprof-trms reports (format version 1, docs/report-format.md).
 
 Python 3 standard library only. Every analysis script reads reports through
 this module:
 
-    import aprof_report
+    from aprof_trms import report as aprof_report
     report = aprof_report.load("aprof-trms.out.4242")
     for routine in aprof_report.routines_named(report, "consume_data"):
         print(aprof_report.activations(report, routine))
@@ -16,8 +15,9 @@ checks the syntax (tags, field counts, integers, escapes), the record order,
 references between records and the final `end` record; consistency_problems()
 checks the relations between the numbers that every correct report satisfies.
 
-Run as a script, it checks the reports named on the command line:
-    python3 aprof_report.py [--summary] REPORT...
+Run as a module, it checks the reports named on the command line (exit
+status 1 if one is malformed or inconsistent, 2 on bad usage):
+    cd scripts && python3 -m aprof_trms.report [--summary] REPORT...
 """
 import dataclasses
 import os
@@ -576,15 +576,16 @@ def _summary(report: Report) -> str:
             + ("" if h.trms_tracking else ", RMS only (TRMS not tracked)"))
 
 
-def main(argv: List[str]) -> int:
-    args = argv[1:]
-    summary = "--summary" in args
-    paths = [a for a in args if a != "--summary"]
-    if not paths or any(a.startswith("-") for a in paths):
-        print(f"usage: {os.path.basename(argv[0])} [--summary] REPORT...", file=sys.stderr)
-        return 2
+def main(argv: Optional[List[str]] = None) -> int:
+    from . import cli  # the runner imports this module
+    parser = cli.argument_parser(description="Checks aprof-trms reports: syntax, record order, "
+                                 "references and the relations between the numbers.")
+    parser.add_argument("--summary", action="store_true", help="print one line per report")
+    parser.add_argument("paths", nargs="+", metavar="REPORT")
+    args = parser.parse_args(argv)
+    summary = args.summary
     status = 0
-    for path in paths:
+    for path in args.paths:
         try:
             report = load(path)
         except (ReportError, OSError) as e:
@@ -602,4 +603,7 @@ def main(argv: List[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    # The package's own copy of this module (not __main__), whose ReportError
+    # the runner catches.
+    from aprof_trms import cli, report
+    sys.exit(cli.run(report.main))

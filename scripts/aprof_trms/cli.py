@@ -1,0 +1,100 @@
+# The one command-line convention of the analysis commands: how a command is
+# run, what its exit status means, --version, and what a closed pipe does.
+#
+# Copyright (C) 2026, the aprof-trms authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Runner of the analysis commands (plot, charts, rank, regress, ...).
+
+Every command is a module of this package with main(argv=None) -> int and
+is started by its entry script as
+
+    sys.exit(cli.run_command("rank"))
+
+Exit statuses, the same for every command (docs/analysis.md):
+
+    0  done (regress: no growth regression)
+    1  error: bad input (an unreadable or malformed report, with FILE:LINE;
+       reports that cannot be merged or compared; an output that cannot be
+       written), reported in one line "PROG: error: ...", never a traceback
+    2  bad usage (argparse: unknown option, missing argument, value out of
+       range), with the usage line
+    3  regress only: a routine's cost function got steeper (the verdict, not
+       an error)
+    130  interrupted (Ctrl-C)
+
+A closed output pipe (`aprof_rank --format csv | head`) ends the command
+silently, as it ends callgrind_annotate or any C tool: killed by SIGPIPE,
+status 141 in the shell.
+"""
+import argparse
+import importlib
+import os
+import signal
+import sys
+from typing import Callable, List, Optional
+
+from . import __version__, profile, report
+
+__all__ = ["EXIT_OK", "EXIT_ERROR", "EXIT_USAGE", "EXIT_REGRESSION", "UserError",
+           "program_name", "argument_parser", "run", "run_command"]
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2          # argparse's own status for usage errors
+EXIT_REGRESSION = 3
+EXIT_INTERRUPTED = 130
+
+
+class UserError(Exception):
+    """A mistake in the input or the arguments that is not a usage error (a
+    pattern that matches nothing, an output directory that cannot be
+    written...): reported in one line, exit status 1."""
+
+
+def program_name() -> str:
+    """The name the command was started by (rank.py, aprof_rank), for
+    messages."""
+    return os.path.basename(sys.argv[0]) or "aprof-trms"
+
+
+def argument_parser(**kwargs) -> argparse.ArgumentParser:
+    """An ArgumentParser with --version; prog defaults to program_name()."""
+    parser = argparse.ArgumentParser(**kwargs)
+    parser.add_argument("--version", action="version",
+                        version=f"%(prog)s (aprof-trms) {__version__}")
+    return parser
+
+
+def _error(message: str) -> int:
+    print(f"{program_name()}: error: {message}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def run(main: Callable[[Optional[List[str]]], int], argv: Optional[List[str]] = None) -> int:
+    """main(argv) with the exit-status table applied: user errors become one
+    line on stderr and status 1."""
+    try:
+        return main(argv)
+    except (UserError, report.ReportError, profile.ProfileError) as e:
+        return _error(str(e))
+    except OSError as e:
+        # Reading a report or writing a picture: the message names the file.
+        where = f"{e.filename}: " if getattr(e, "filename", None) else ""
+        return _error(f"{where}{e.strerror or e}")
+    except KeyboardInterrupt:
+        print(f"{program_name()}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def run_command(name: str, argv: Optional[List[str]] = None) -> int:
+    """Imports the command module aprof_trms.<name> and runs its main().
+    For entry scripts only: it gives SIGPIPE its default action (a closed
+    pipe ends the process quietly), which a library must not do."""
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    try:
+        module = importlib.import_module(f"{__package__}.{name}")
+    except ImportError as e:  # numpy, scipy or matplotlib missing
+        return _error(f"{sys.executable} cannot import {e.name or e}: the analysis commands need "
+                      "numpy, scipy and matplotlib (Debian: apt-get install python3-numpy "
+                      "python3-scipy python3-matplotlib; run them with /usr/bin/python3)")
+    return run(module.main, argv)

@@ -1,0 +1,204 @@
+"""Regression gate for CI: did a routine's cost function get steeper?
+
+    regress.py --baseline A [A...] --candidate B [B...] [--metric trms|rms]
+               [--statistic max|avg|min|total] [--tolerance T] [--min-share PCT]
+               [--min-evidence D]
+
+Each side is one or more reports or directories of aprof-trms.out.* files,
+merged (threads, processes, runs). Every routine present on both sides with
+at least aprof_fit.MIN_DISTINCT_SIZES distinct input sizes on both is fitted
+on both (worst-case cost per size by default) and its growth exponents are
+compared (aprof_fit: 1=0, log n=0.1, sqrt n=0.5, n=1, n log n=1.1, n^2=2,
+n^3=3, n^k=k):
+
+    REGRESSION name (object): n -> n^2 (growth 1.00 -> 2.01, +1.01)
+
+when the exponent increased by more than the tolerance, IMPROVED when it
+decreased by more (informational). Default tolerance 0.25: a change of class
+from n to n^1.5, n^2 or beyond, or from a constant to sqrt n, fails; n to
+n log n and 1 to log n (0.1 apart on the scale) and drifts of a free exponent
+(a few hundredths when the data hold the same class) do not. Use
+--tolerance 0.05 to catch those too. Constants (a, b) are not compared: a
+routine that got uniformly slower keeps its class; cost budgets are another
+tool's job.
+
+A growth change beyond the tolerance counts (as REGRESSION or IMPROVED)
+only if the points of the steeper side reject the class fitted on the other
+side: fitted with that class (a fixed exponent for n^k), their AICc is worse
+by at least --min-evidence (default 10, "essentially no support" for the
+flatter class in Burnham and Anderson's scale) than with their own best
+model. Otherwise the change is listed as UNCONFIRMED and does not fail: a
+constant routine whose costs vary with the data, not the size, can get a
+growth model with a negligible coefficient by chance (the selection rule
+admits that a few times in a hundred), and a CI gate must not fail on that.
+
+Routines are matched across sides by (object basename, mangled name), so
+that builds in different directories compare. Routines on one side only,
+and routines with too few sizes on either side, are listed (informational).
+--min-share PCT skips routines whose cost share is below PCT on both sides.
+
+Exit status (aprof_trms.cli): 3 if any routine regressed (UNCONFIRMED does
+not count), 0 if none, 1 on bad input: an unreadable or malformed report
+(the message gives FILE:LINE), reports of different cost metrics or memory
+resolutions (between or within the sides), no routine in common, or no
+routine that could be compared; 2 on bad usage.
+"""
+import collections
+import os
+from typing import Dict, List, Optional, Tuple
+
+from . import cli
+from . import fit as aprof_fit
+from . import profile as aprof_profile
+from . import report as aprof_report
+from .rank import cost_share, display_name
+
+DEFAULT_TOLERANCE = 0.25
+DEFAULT_EVIDENCE = 10.0
+
+
+class BadInput(cli.UserError):
+    """Input that makes the comparison meaningless: exit status 1."""
+
+
+def load_side(paths: List[str], side: str) -> aprof_profile.Profile:
+    try:
+        return aprof_profile.load_profile(paths)
+    except (aprof_report.ReportError, aprof_profile.ProfileError, OSError) as e:
+        raise BadInput(f"{side}: {e}") from None
+
+
+def by_match_key(profile: aprof_profile.Profile) -> Dict[Tuple[str, str], aprof_profile.RoutineProfile]:
+    """Routines by (object basename, mangled name); the full object path is
+    kept where two objects of one side share a basename."""
+    short = collections.Counter((os.path.basename(o), m) for o, m in profile.routines)
+    out = {}
+    for (obj, mangled), r in profile.routines.items():
+        key = (os.path.basename(obj), mangled)
+        out[key if short[key] == 1 else (obj, mangled)] = r
+    return out
+
+
+def _label(r: aprof_profile.RoutineProfile) -> str:
+    return f"{display_name(r)} ({os.path.basename(r.object)})"
+
+
+def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: str = "trms",
+            statistic: str = "max", tolerance: float = DEFAULT_TOLERANCE,
+            min_share: float = 0.0, min_evidence: float = DEFAULT_EVIDENCE) -> Tuple[List[str], int]:
+    """Output lines and the number of regressions; BadInput when the sides
+    cannot be compared."""
+    if (base.cost_metric, base.memory_resolution) != (cand.cost_metric, cand.memory_resolution):
+        raise BadInput(f"baseline has cost metric {base.cost_metric} and memory resolution "
+                       f"{base.memory_resolution}, candidate {cand.cost_metric} and "
+                       f"{cand.memory_resolution}: profile both with the same --cost-metric and "
+                       "--memory-resolution")
+    if metric == "trms" and base.trms_tracking != cand.trms_tracking:
+        raise BadInput("one side was profiled with --trms=no (RMS only): compare TRMS only "
+                       "between runs that both track it, or compare with --metric rms")
+    b, c = by_match_key(base), by_match_key(cand)
+    common = sorted(set(b) & set(c))
+    if not common:
+        raise BadInput(f"no routine in common between baseline ({len(b)} routines) and "
+                       f"candidate ({len(c)} routines): are these reports of the same program?")
+
+    regressions, improvements, unchanged, not_compared, weak, info = [], [], 0, [], [], []
+    below = 0
+    for key in common:
+        rb, rc = b[key], c[key]
+        if max(cost_share(rb, base), cost_share(rc, cand)) < min_share:
+            below += 1
+            continue
+        fits, points = [], []
+        for side, r in (("baseline", rb), ("candidate", rc)):
+            try:
+                fits.append(aprof_fit.fit_routine(r, metric, statistic).best)
+            except aprof_fit.NotEnoughPoints as e:
+                not_compared.append(f"NOT COMPARED {_label(rc)}: {side} has {e.distinct} distinct "
+                                    f"{metric} size{'' if e.distinct == 1 else 's'}, {e.needed} needed")
+                break
+            points.append(aprof_fit.routine_points(r, metric, statistic))
+        if len(fits) < 2:
+            continue
+        fb, fc = fits
+        gb, gc = fb.growth_exponent(), fc.growth_exponent()
+        delta = gc - gb
+        text = (f"{_label(rc)}: {aprof_fit.model_label(fb)} -> {aprof_fit.model_label(fc)} "
+                f"(growth {gb:.2f} -> {gc:.2f}, {delta:+.2f})")
+        detail = f"\n    baseline {fb.formula()}, candidate {fc.formula()}"
+        if abs(delta) <= tolerance:
+            unchanged += 1
+            continue
+        # Does the side with the steeper fit reject the other side's class?
+        steep, flat, (sizes, costs) = (fc, fb, points[1]) if delta > 0 else (fb, fc, points[0])
+        evidence = aprof_fit.fit_model(sizes, costs, flat.model, flat.k).criterion - steep.criterion
+        if evidence < min_evidence:
+            weak.append(f"UNCONFIRMED {text}: the {'candidate' if delta > 0 else 'baseline'} points "
+                        f"fit {aprof_fit.model_label(flat)} almost as well (AICc +{evidence:.1f} < "
+                        f"{min_evidence:g})" + detail)
+        elif delta > 0:
+            regressions.append((-delta, "REGRESSION " + text + detail))
+        else:
+            improvements.append((delta, "IMPROVED " + text + detail))
+    for side, only, prof in (("BASELINE", set(b) - set(c), base), ("CANDIDATE", set(c) - set(b), cand)):
+        routines = b if side == "BASELINE" else c
+        for key in sorted(only):
+            if cost_share(routines[key], prof) >= min_share:
+                info.append(f"ONLY IN {side} {_label(routines[key])}")
+
+    compared = len(regressions) + len(improvements) + len(weak) + unchanged
+    if compared == 0:
+        raise BadInput(f"no routine could be compared: {len(common)} in common, "
+                       f"{len(not_compared)} with fewer than {aprof_fit.MIN_DISTINCT_SIZES} distinct "
+                       f"{metric} sizes on a side, {below} below --min-share {min_share:g}")
+    lines = [t for _, t in sorted(regressions)] + [t for _, t in sorted(improvements)]
+    lines += weak + not_compared + info
+    n_only_b = sum(1 for line in info if line.startswith("ONLY IN BASELINE"))
+    lines.append(
+        f"{cli.program_name()}: {compared} routine{'' if compared == 1 else 's'} compared "
+        f"({len(regressions)} regressed, {len(improvements)} improved, {len(weak)} unconfirmed, "
+        f"{unchanged} unchanged), "
+        f"{len(not_compared)} not compared (too few sizes), {n_only_b} only in baseline, "
+        f"{len(info) - n_only_b} only in candidate, {below} below --min-share; "
+        f"{metric}, {statistic} cost, tolerance {tolerance:g}")
+    lines.append(f"FAIL: {len(regressions)} routine{'' if len(regressions) == 1 else 's'} "
+                 "got a steeper cost function" if regressions else "OK: no growth regression")
+    return lines, len(regressions)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    p = cli.argument_parser(
+        description="Regression gate: exit 3 if a routine's fitted cost function "
+        "grows faster in the candidate than in the baseline.",
+        epilog="Exit status: 0 no regression, 1 bad input (malformed report, mismatched "
+        "cost metric or resolution, nothing in common), 2 bad usage, 3 regression. "
+        "See aprof_trms/regress.py.")
+    p.add_argument("--baseline", nargs="+", required=True, metavar="REPORT|DIR",
+                   help="reports or directories of the reference version (merged)")
+    p.add_argument("--candidate", nargs="+", required=True, metavar="REPORT|DIR",
+                   help="reports or directories of the version under test (merged)")
+    p.add_argument("--metric", choices=aprof_report.METRICS, default="trms",
+                   help="input size metric (default trms)")
+    p.add_argument("--statistic", choices=aprof_fit.STATISTICS, default="max",
+                   help="cost per input size that is fitted (default max)")
+    p.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE, metavar="T",
+                   help=f"largest growth exponent increase that is not a regression "
+                   f"(default {DEFAULT_TOLERANCE}: n -> n log n passes, n -> n^1.5 fails)")
+    p.add_argument("--min-share", type=float, default=0.0, metavar="PCT",
+                   help="skip routines below PCT%% of the total cost on both sides (default 0)")
+    p.add_argument("--min-evidence", type=float, default=DEFAULT_EVIDENCE, metavar="D",
+                   help="AICc difference by which the steeper side's points must reject the other "
+                   f"side's class to count (default {DEFAULT_EVIDENCE:g}; 0: growth change alone)")
+    args = p.parse_args(argv)
+    if args.tolerance < 0:
+        p.error("--tolerance must be >= 0")
+    if args.min_share < 0:
+        p.error("--min-share must be >= 0")
+    if args.min_evidence < 0:
+        p.error("--min-evidence must be >= 0")
+    base = load_side(args.baseline, "baseline")
+    cand = load_side(args.candidate, "candidate")
+    lines, regressions = compare(base, cand, args.metric, args.statistic,
+                                 args.tolerance, args.min_share, args.min_evidence)
+    print("\n".join(lines))
+    return cli.EXIT_REGRESSION if regressions else cli.EXIT_OK
