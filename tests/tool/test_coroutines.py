@@ -1,0 +1,111 @@
+"""Stack switches: generators on their own stacks (ucontext), below and above
+the stack of the routine that resumes them, in the main thread and in a
+worker thread (tests/tool/programs/coroutines.cc; docs/manual.md, "Routines,
+calls and returns")."""
+import pytest
+
+import aprof_report as ar
+from toolrun import Spec, check_counts, not_nested, program, routine, run_tools
+
+G, K, N = 3, 10, 1000
+
+# Where the generators' stacks lie relative to the driver's stack under
+# Valgrind (the program prints it): each case must test what it claims.
+PLACEMENTS = [
+    ("malloc", "main", "below"),
+    ("malloc", "worker", "above"),
+    ("mmap-high", "main", "above"),
+    ("mmap-high", "worker", "above"),
+    ("mmap-low", "main", "below"),
+    ("mmap-low", "worker", "below"),
+]
+
+
+def placement(run):
+    lines = [line.split()[1] for line in run.stdout.splitlines() if line.startswith("placement ")]
+    assert len(lines) == 1, run.describe()
+    return lines[0]
+
+
+def cumulative(report, name, prog):
+    return ar.totals(report, routine(report, name, prog)).cumulative_cost
+
+
+def check_driver_holds_generators(run, prog, thread):
+    """drive() stays pending while the generators run: its cumulative cost
+    holds all of their work and all of its own consume() calls."""
+    r = run.report
+    for name in ("drive", "generate", "produce", "yield_value", "consume"):
+        rt = routine(r, name, prog)
+        assert {th for (th, rid) in r.totals if rid == rt.id} == {thread}, name
+        assert not_nested(r, rt), f"{name} activations nested"
+    generate = cumulative(r, "generate", prog)
+    assert cumulative(r, "drive", prog) >= generate + cumulative(r, "consume", prog)
+    # The generators' callees ran inside them (every run of them).
+    assert generate >= cumulative(r, "produce", prog) + cumulative(r, "yield_value", prog)
+    # Each produce() reads its N/K ints: the bulk of the generators' work.
+    assert cumulative(r, "produce", prog) >= G * N
+
+
+@pytest.mark.parametrize("where,thread,relation", PLACEMENTS,
+                         ids=[f"{w}-{t}" for w, t, _ in PLACEMENTS])
+def test_generators(tmp_path, where, thread, relation):
+    prog = program("coroutines")
+    run = run_tools(tmp_path, [Spec([prog, where, thread, str(G), str(K), str(N)])])[0]
+    assert placement(run) == relation, run.describe()
+    check_counts(run, run.report, {"drive": 1, "generate": G, "produce": G * K,
+                                   "yield_value": G * K, "consume": G * K,
+                                   "resume_generator": G * (K + 1)}, prog)
+    check_driver_holds_generators(run, prog, 2 if thread == "worker" else 1)
+
+
+@pytest.mark.parametrize("thread", ["main", "worker"])
+def test_generators_suspended_at_thread_exit(tmp_path, thread):
+    """The driver stops after R < K rounds: the suspended generators'
+    activations complete when their thread ends, with all their runs."""
+    prog = program("coroutines")
+    rounds = 4
+    run = run_tools(tmp_path, [Spec([prog, "mmap-high", thread, str(G), str(K), str(N),
+                                     str(rounds)])])[0]
+    check_counts(run, run.report, {"drive": 1, "generate": G, "produce": G * rounds,
+                                   "yield_value": G * rounds, "consume": G * rounds,
+                                   "resume_generator": G * rounds}, prog)
+    r = run.report
+    generate = cumulative(r, "generate", prog)
+    assert cumulative(r, "drive", prog) >= generate + cumulative(r, "consume", prog)
+    assert generate >= cumulative(r, "produce", prog) + cumulative(r, "yield_value", prog)
+
+
+@pytest.mark.parametrize("where,thread", [("mmap-high", "main"), ("mmap-low", "main"),
+                                          ("malloc", "worker")])
+def test_generators_leaving_by_longjmp(tmp_path, where, thread):
+    """Each generator ends with a longjmp from its stack back into the
+    driver's resume_generator: the driver's stack is resumed and unwound to
+    the setjmp, the generator's frames stay suspended until the thread ends."""
+    prog = program("coroutines")
+    run = run_tools(tmp_path, [Spec([prog, where, thread, str(G), str(K), str(N), "escape"])])[0]
+    check_counts(run, run.report, {"drive": 1, "generate": G, "produce": G * K,
+                                   "yield_value": G * K, "consume": G * K,
+                                   "resume_generator": G * (K + 1), "escape": G}, prog)
+    check_driver_holds_generators(run, prog, 2 if thread == "worker" else 1)
+    r = run.report
+    assert not_nested(r, routine(r, "resume_generator", prog))
+    assert cumulative(r, "generate", prog) >= cumulative(r, "escape", prog)
+
+
+def test_generator_input_is_its_array(tmp_path):
+    """A generator's input sizes sum over its runs: each of its N ints is
+    read once, in one run, so G generators' sizes grow by G per extra int."""
+    prog = program("coroutines")
+    n1, n2 = 1000, 3000
+    runs = run_tools(tmp_path, [Spec([prog, "malloc", "main", str(G), str(K), str(n)])
+                                for n in (n1, n2)])
+    sums = []
+    for run in runs:
+        r = run.report
+        rt = routine(r, "generate", prog)
+        sums.append({m: sum(t.size * t.calls for t in ar.tuples(r, m, rt).values())
+                     for m in ("rms", "trms")})
+        assert sums[-1]["rms"] >= G * n1
+    for metric in ("rms", "trms"):
+        assert sums[1][metric] - sums[0][metric] == G * (n2 - n1), metric
