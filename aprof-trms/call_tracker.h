@@ -50,6 +50,9 @@ class CallTracker {
   // In a fork child, only `tid` remains.
   void ResetAfterFork(ThreadId tid);
 
+  // Moves of a thread from one of its stacks to another (statistics).
+  u64 stack_switches() const { return stack_switches_; }
+
  private:
   // A real return raises the stack pointer above the callee's entry value,
   // so the stack pointer alone tells which frames are done.
@@ -132,6 +135,7 @@ class CallTracker {
   RoutineTable& routines_;
   InternalVector<ThreadCalls*> threads_;  // indexed by ThreadId
   ThreadCalls* current_ = nullptr;
+  u64 stack_switches_ = 0;
 };
 
 }  // namespace aprof

@@ -13,6 +13,8 @@
 // Copyright (C) 2026, the aprof-trms authors.
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "call_tracker.h"
+
+#include "core/platform.h"
 #include "valgrind_headers.h"
 
 namespace aprof {
@@ -27,6 +29,17 @@ constexpr uptr kAboveHighest = 4096;
 
 uptr Min(uptr a, uptr b) { return a < b ? a : b; }
 uptr Max(uptr a, uptr b) { return a > b ? a : b; }
+
+// The thread's own stack segment [*lowest, *highest] as Valgrind knows it
+// (from the initial stack or the clone that made the thread); false if it
+// does not know.
+bool OwnStackSegment(ThreadId tid, uptr* lowest, uptr* highest) {
+  const uptr size = VG_(thread_get_stack_size)(tid);
+  *highest = VG_(thread_get_stack_max)(tid);
+  if (size == 0 || *highest < size - 1) return false;
+  *lowest = *highest - (size - 1);
+  return true;
+}
 
 }  // namespace
 
@@ -44,6 +57,7 @@ void CallTracker::ReopenWindow(ThreadCalls& t) {
 void CallTracker::FollowStackPointer(ThreadCalls& t, uptr stack_pointer) {
   CallStack* target = StackOf(t, stack_pointer);
   if (target != t.stack) {
+    ++stack_switches_;
     size_t in_chain = 0;
     while (in_chain < t.chain.size() && t.chain[in_chain] != target) ++in_chain;
     if (in_chain < t.chain.size()) {
@@ -71,11 +85,10 @@ CallTracker::CallStack* CallTracker::StackOf(ThreadCalls& t, uptr stack_pointer)
   // Still the running stack: in the thread's own stack segment, as Valgrind
   // knows it, or not much deeper than the running stack reached before.
   if (running.low > running.high) return &running;  // first look at this stack
-  if (&running == t.stacks[0]) {
-    const uptr size = VG_(thread_get_stack_size)(t.tid);
-    const uptr highest = VG_(thread_get_stack_max)(t.tid);
-    if (size != 0 && stack_pointer <= highest && highest - stack_pointer < size) return &running;
-  }
+  uptr lowest, highest;
+  if (&running == t.stacks[0] && OwnStackSegment(t.tid, &lowest, &highest) &&
+      stack_pointer >= lowest && stack_pointer <= highest)
+    return &running;
   if (stack_pointer <= running.high + kAboveHighest &&
       (stack_pointer >= running.low || running.low - stack_pointer <= VG_(clo_max_stackframe)))
     return &running;
@@ -125,13 +138,10 @@ void CallTracker::SetWindow(ThreadCalls& t, uptr stack_pointer) {
   // As far as StackOf would take a stack pointer for the running stack...
   uptr low = running.low > VG_(clo_max_stackframe) ? running.low - VG_(clo_max_stackframe) : 0;
   uptr high = running.high + kAboveHighest;
-  if (&running == t.stacks[0]) {
-    const uptr size = VG_(thread_get_stack_size)(t.tid);
-    const uptr highest = VG_(thread_get_stack_max)(t.tid);
-    if (size != 0 && highest >= size - 1) {
-      low = Min(low, highest - (size - 1));
-      high = Max(high, highest);
-    }
+  uptr lowest, highest;
+  if (&running == t.stacks[0] && OwnStackSegment(t.tid, &lowest, &highest)) {
+    low = Min(low, lowest);
+    high = Max(high, highest);
   }
   // ... and short of the other stacks' stack pointers, which go to them.
   for (const CallStack* s : t.stacks) {
@@ -142,6 +152,7 @@ void CallTracker::SetWindow(ThreadCalls& t, uptr stack_pointer) {
     else if (s->low > stack_pointer)
       high = Min(high, s->low - 1);
   }
+  APROF_CHECK(low <= stack_pointer && stack_pointer <= high);
   t.window_low = low;
   t.window_last = high - low;
 }

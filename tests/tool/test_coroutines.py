@@ -2,6 +2,8 @@
 the stack of the routine that resumes them, in the main thread and in a
 worker thread (tests/tool/programs/coroutines.cc; docs/manual.md, "Routines,
 calls and returns")."""
+import re
+
 import pytest
 
 import aprof_report as ar
@@ -19,6 +21,13 @@ PLACEMENTS = [
     ("mmap-low", "main", "below"),
     ("mmap-low", "worker", "below"),
 ]
+
+
+def stack_switches(run):
+    """The tool's count of moves between stacks (-v statistics)."""
+    m = re.search(r"aprof-trms: (\d+) stack switches", run.stderr)
+    assert m, run.describe()
+    return int(m.group(1))
 
 
 def placement(run):
@@ -51,8 +60,11 @@ def check_driver_holds_generators(run, prog, thread):
                          ids=[f"{w}-{t}" for w, t, _ in PLACEMENTS])
 def test_generators(tmp_path, where, thread, relation):
     prog = program("coroutines")
-    run = run_tools(tmp_path, [Spec([prog, where, thread, str(G), str(K), str(N)])])[0]
+    run = run_tools(tmp_path, [Spec([prog, where, thread, str(G), str(K), str(N)], ["-v"])])[0]
     assert placement(run) == relation, run.describe()
+    # Into each generator at its start and at each of its K resumptions, and
+    # back at each of its K yields and at its end (uc_link).
+    assert stack_switches(run) == 2 * G * (K + 1)
     check_counts(run, run.report, {"drive": 1, "generate": G, "produce": G * K,
                                    "yield_value": G * K, "consume": G * K,
                                    "resume_generator": G * (K + 1)}, prog)
@@ -66,7 +78,8 @@ def test_generators_suspended_at_thread_exit(tmp_path, thread):
     prog = program("coroutines")
     rounds = 4
     run = run_tools(tmp_path, [Spec([prog, "mmap-high", thread, str(G), str(K), str(N),
-                                     str(rounds)])])[0]
+                                     str(rounds)], ["-v"])])[0]
+    assert stack_switches(run) == 2 * G * rounds
     check_counts(run, run.report, {"drive": 1, "generate": G, "produce": G * rounds,
                                    "yield_value": G * rounds, "consume": G * rounds,
                                    "resume_generator": G * rounds}, prog)
@@ -83,7 +96,9 @@ def test_generators_leaving_by_longjmp(tmp_path, where, thread):
     driver's resume_generator: the driver's stack is resumed and unwound to
     the setjmp, the generator's frames stay suspended until the thread ends."""
     prog = program("coroutines")
-    run = run_tools(tmp_path, [Spec([prog, where, thread, str(G), str(K), str(N), "escape"])])[0]
+    run = run_tools(tmp_path, [Spec([prog, where, thread, str(G), str(K), str(N), "escape"],
+                                    ["-v"])])[0]
+    assert stack_switches(run) == 2 * G * (K + 1)  # the last one by longjmp
     check_counts(run, run.report, {"drive": 1, "generate": G, "produce": G * K,
                                    "yield_value": G * K, "consume": G * K,
                                    "resume_generator": G * (K + 1), "escape": G}, prog)
@@ -109,3 +124,25 @@ def test_generator_input_is_its_array(tmp_path):
         assert sums[-1]["rms"] >= G * n1
     for metric in ("rms", "trms"):
         assert sums[1][metric] - sums[0][metric] == G * (n2 - n1), metric
+
+
+def test_no_stack_switch_without_coroutines(tmp_path):
+    """Deep recursion (about 5 MB of stack), a 3 MiB frame (more than
+    --max-stackframe) whose callees run far below it in the thread's stack
+    segment, signal handlers on alternate stacks: no stack switch."""
+    prog, signals = program("recursion"), program("signals")
+    d = 100
+    big, deep, alt, alt_thread = run_tools(tmp_path, [
+        Spec([prog, "bigframe", str(d)], ["-v"]), Spec([prog, "direct", "100000"], ["-v"]),
+        Spec([signals, "altstack", "20"], ["-v"]), Spec([signals, "altstack-thread", "20"], ["-v"])])
+    for run in (big, deep, alt, alt_thread):
+        assert stack_switches(run) == 0, run.describe()
+    check_counts(deep, deep.report, {"rec": 100001}, prog)
+    check_counts(alt, alt.report, {"on_signal": 20, "handler_work": 20}, signals)
+    check_counts(alt_thread, alt_thread.report, {"on_signal": 20, "handler_work": 20}, signals)
+    run = big
+    r = run.report
+    check_counts(run, r, {"big_frame": 1, "leaf": d}, prog)
+    leaf = routine(r, "leaf", prog)
+    assert not_nested(r, leaf)
+    assert cumulative(r, "big_frame", prog) >= ar.totals(r, leaf).cumulative_cost + d
