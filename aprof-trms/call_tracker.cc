@@ -149,7 +149,7 @@ void CallTracker::OnSuperblockEntry(SuperblockInfo* block, uptr stack_pointer) {
   // One comparison on the common path: is the stack pointer still on the
   // running stack, near its frames?
   if (__builtin_expect(stack_pointer - t.window_low > t.window_last, 0))
-    FollowStackPointer(t, stack_pointer);
+    FollowStackPointer(t, stack_pointer, block->is_function_entry);
 
   if (!t.signals.empty() && !t.signals.back().handler_entered) {
     t.signals.back().handler_entered = true;

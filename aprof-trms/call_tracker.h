@@ -117,7 +117,8 @@ class CallTracker {
   // --- Stack switches (stack_switches.cc) ---
   // The stack pointer left the running stack's window: runs on the stack it
   // belongs to (switching if it is another one) and moves the window.
-  void FollowStackPointer(ThreadCalls& t, uptr stack_pointer);
+  // at_function_entry: the block entered is a routine's first.
+  void FollowStackPointer(ThreadCalls& t, uptr stack_pointer, bool at_function_entry);
   // The stack that stack_pointer belongs to (a new one if none).
   CallStack* StackOf(ThreadCalls& t, uptr stack_pointer);
   // Suspends the frames of the running stack, which leaves the chain.

@@ -54,7 +54,7 @@ void CallTracker::ReopenWindow(ThreadCalls& t) {
   t.window_last = 0;
 }
 
-void CallTracker::FollowStackPointer(ThreadCalls& t, uptr stack_pointer) {
+void CallTracker::FollowStackPointer(ThreadCalls& t, uptr stack_pointer, bool at_function_entry) {
   CallStack* target = StackOf(t, stack_pointer);
   if (target != t.stack) {
     ++stack_switches_;
@@ -64,6 +64,14 @@ void CallTracker::FollowStackPointer(ThreadCalls& t, uptr stack_pointer) {
       while (t.stack != target) SuspendRunningStack(t);
     } else {
       ResumeStack(t, target);
+      // A resumed coroutine goes on in the middle of a routine (after its
+      // call to the switch routine). Landing on a routine's entry instead, a
+      // new coroutine starts on a stack used before: the frames left at or
+      // below its stack pointer by the one that ended there are over.
+      if (at_function_entry) {
+        while (!target->frames.empty() && target->frames.back().stack_pointer <= stack_pointer)
+          Pop(t);
+      }
     }
   }
   target->low = Min(target->low, stack_pointer);

@@ -53,7 +53,7 @@ def check_driver_holds_generators(run, prog, thread):
     # The generators' callees ran inside them (every run of them).
     assert generate >= cumulative(r, "produce", prog) + cumulative(r, "yield_value", prog)
     # Each produce() reads its N/K ints: the bulk of the generators' work.
-    assert cumulative(r, "produce", prog) >= G * N
+    assert cumulative(r, "produce", prog) >= ar.totals(r, routine(r, "generate", prog)).calls * N
 
 
 @pytest.mark.parametrize("where,thread,relation", PLACEMENTS,
@@ -106,6 +106,31 @@ def test_generators_leaving_by_longjmp(tmp_path, where, thread):
     r = run.report
     assert not_nested(r, routine(r, "resume_generator", prog))
     assert cumulative(r, "generate", prog) >= cumulative(r, "escape", prog)
+
+
+@pytest.mark.parametrize("where,thread", [("malloc", "main"), ("mmap-high", "worker")])
+def test_generators_on_reused_stacks(tmp_path, where, thread):
+    """A second batch of generators on the stacks of the first, which had
+    finished and were freed: the old frames left there (glibc's setcontext)
+    complete, and each new generator starts its own activation."""
+    prog = program("coroutines")
+    run = run_tools(tmp_path, [Spec([prog, where, thread, str(G), str(K), str(N), "again"],
+                                    ["-v"])])[0]
+    assert f"reused {G}\n" in run.stdout, run.describe()
+    assert stack_switches(run) == 2 * 2 * G * (K + 1)
+    check_counts(run, run.report, {"drive": 1, "generate": 2 * G, "produce": 2 * G * K,
+                                   "yield_value": 2 * G * K, "consume": 2 * G * K,
+                                   "resume_generator": 2 * G * (K + 1)}, prog)
+    check_driver_holds_generators(run, prog, 2 if thread == "worker" else 1)
+    # A new generator does not run inside the old frame of glibc's
+    # setcontext (where the first batch's generators ended).
+    r = run.report
+    setcontext = routine(r, "setcontext", "libc.so.6")
+    assert ar.activations(r, setcontext) == 2 * G
+    longest_setcontext = max(t.max_cost for t in ar.tuples(r, "trms", setcontext).values())
+    shortest_generator = min(t.min_cost for t in
+                             ar.tuples(r, "trms", routine(r, "generate", prog)).values())
+    assert longest_setcontext < shortest_generator
 
 
 def test_generator_input_is_its_array(tmp_path):

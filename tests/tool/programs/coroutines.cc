@@ -1,6 +1,6 @@
 /* Generators on their own stacks (ucontext: makecontext/swapcontext).
 
-   usage: coroutines PLACEMENT THREAD G K N [ROUNDS | escape]
+   usage: coroutines PLACEMENT THREAD G K N [ROUNDS | escape | again]
 
    PLACEMENT: where the generators' stacks are
      malloc      64 KiB blocks from malloc (in the main thread: the heap, far
@@ -19,7 +19,10 @@
    the generators suspended), and passes every value to consume(). With
    "escape", a generator does not return after its K values: it calls
    escape(), which longjmps back into the driver's resume_generator (to a
-   setjmp on the driver's stack), leaving its frames on its own stack. Generator g runs
+   setjmp on the driver's stack), leaving its frames on its own stack.
+   With "again", the driver runs a second batch of G generators after the
+   first has finished and its stacks were freed: the new stacks reuse the
+   old addresses (the program prints "reused N", N of G stacks). Generator g runs
    generate(g): K times produce() (a sum over the next N/K ints of its own
    array) and yield_value() (swapcontext back to the driver); then it
    returns, and uc_link resumes the driver. The program prints where the
@@ -28,7 +31,8 @@
    Exact activation counts: drive 1, generate G, produce G*K,
    yield_value G*K, consume G*K, resume_generator G*(K+1); with ROUNDS = R
    <= K: produce, yield_value, consume and resume_generator G*R each; with
-   "escape": escape G, the others as without. 
+   "escape": escape G, the others as without; with "again": twice as
+   without (drive 1). 
    Input: every int of every array is read exactly once, by produce() inside
    generate() inside drive(); nothing else reads the arrays. */
 #include <pthread.h>
@@ -45,6 +49,7 @@ enum { kSmallStack = 64 * 1024, kLargeStack = 256 * 1024 };
 struct Generator {
   ucontext_t context;
   char* stack;
+  size_t stack_size;
   const int* data;
   long slice;
   long value;
@@ -57,6 +62,7 @@ static long G, K, N, rounds;
 static long sum_produced, sum_consumed;
 static const char* placement;
 static bool escapes;
+static long batches;
 static jmp_buf escape_point;
 static long counts[7];
 enum { kGenerate, kProduce, kYield, kConsume, kResume, kDrive, kEscape };
@@ -137,17 +143,21 @@ static void make_generator(Generator* gen, int g, char* local) {
   getcontext(&gen->context);
   gen->context.uc_stack.ss_sp = gen->stack;
   gen->context.uc_stack.ss_size = size;
+  gen->stack_size = size;
   gen->context.uc_link = &driver_context;
   makecontext(&gen->context, (void (*)())generate, 1, g);
 }
 
-extern "C" NOINLINE void drive(void) {
-  counts[kDrive]++;
-  char local;
-  for (long g = 0; g < G; g++) make_generator(&generators[g], (int)g, &local);
-  long above = 0;
-  for (long g = 0; g < G; g++) above += generators[g].stack > &local;
-  printf("placement %s\n", above == G ? "above" : above == 0 ? "below" : "mixed");
+static void free_generator(Generator* gen) {
+  if (strcmp(placement, "malloc") == 0)
+    free(gen->stack);
+  else
+    munmap(gen->stack, gen->stack_size);
+  free((void*)gen->data);
+}
+
+static void run_batch(char* local) {
+  for (long g = 0; g < G; g++) make_generator(&generators[g], (int)g, local);
   long live = G;
   for (long round = 0; live > 0 && round < rounds; round++) {
     live = 0;
@@ -161,13 +171,35 @@ extern "C" NOINLINE void drive(void) {
   }
 }
 
+extern "C" NOINLINE void drive(void) {
+  counts[kDrive]++;
+  char local;
+  char* first_stacks[64];
+  for (long batch = 0; batch < batches; batch++) {
+    run_batch(&local);
+    if (batch == 0) {
+      long above = 0;
+      for (long g = 0; g < G; g++) above += generators[g].stack > &local;
+      printf("placement %s\n", above == G ? "above" : above == 0 ? "below" : "mixed");
+    } else {
+      long reused = 0;
+      for (long g = 0; g < G; g++) reused += generators[g].stack == first_stacks[g];
+      printf("reused %ld\n", reused);
+    }
+    for (long g = 0; g < G; g++) {
+      if (batch == 0) first_stacks[g] = generators[g].stack;
+      if (batch + 1 < batches) free_generator(&generators[g]);
+    }
+  }
+}
+
 static void* driver_thread(void*) {
   drive();
   return NULL;
 }
 
 int main(int argc, char** argv) {
-  const char* const kUsage = "malloc|mmap-high|mmap-low main|worker G K N [ROUNDS|escape]";
+  const char* const kUsage = "malloc|mmap-high|mmap-low main|worker G K N [ROUNDS|escape|again]";
   if (argc != 6 && argc != 7) usage(argv[0], kUsage);
   placement = argv[1];
   if (strcmp(placement, "malloc") && strcmp(placement, "mmap-high") && strcmp(placement, "mmap-low"))
@@ -178,8 +210,10 @@ int main(int argc, char** argv) {
   K = arg_long(argc, argv, 4, "K");
   N = arg_long(argc, argv, 5, "N");
   escapes = argc == 7 && strcmp(argv[6], "escape") == 0;
-  rounds = argc == 7 && !escapes ? arg_long(argc, argv, 6, "ROUNDS") : K + 1;
-  if (G < 1 || K < 1 || N % K != 0) usage(argv[0], "... G >= 1, K >= 1, N a multiple of K");
+  batches = argc == 7 && strcmp(argv[6], "again") == 0 ? 2 : 1;
+  rounds = argc == 7 && !escapes && batches == 1 ? arg_long(argc, argv, 6, "ROUNDS") : K + 1;
+  if (G < 1 || G > 64 || K < 1 || N % K != 0)
+    usage(argv[0], "... 1 <= G <= 64, K >= 1, N a multiple of K");
   generators = (Generator*)calloc((size_t)G, sizeof(Generator));
   if (worker) {
     pthread_t t;
