@@ -89,22 +89,6 @@ class Engine {
   // --- Events of the current thread ----------------------------------------
   void Call(RoutineId routine);
   void Return();
-
-  // --- Coroutines: routines of one thread on several machine stacks -------
-  // An activation whose stack the thread switched away from runs in pieces
-  // ("runs"); it is pending on the stack only while it runs, so the stack
-  // keeps increasing timestamps (docs/design.md, "Stack switches").
-  //
-  // The top activation stops running without completing. Toward its parent
-  // the run counts as a completed child (its partial sizes and cost fold
-  // into the parent, as at a return); what the run measured is returned, to
-  // be summed with AddRun. A later run starts with Call(routine).
-  ActivationResult Suspend();
-  // Completes the top activation, whose earlier runs measured `earlier`.
-  void Return(const ActivationResult& earlier);
-  // Records an activation that was suspended and will not run again (its
-  // thread exits, or its stack is reused); `runs` sums what its runs measured.
-  void CompleteSuspended(const ActivationResult& runs);
   void AddCost(u64 amount) { current_->record->cost += amount; }
   // Accesses within one cell (most of them) take the inline path, which
   // stays lean enough to need almost no stack frame in the access hooks; a
@@ -128,6 +112,23 @@ class Engine {
   // The kernel fills user memory (e.g. read()): new external input for
   // every thread, counted only when a thread reads it.
   void KernelWrite(uptr address, uptr size);
+
+  // --- Coroutines: routines of one thread on several machine stacks -------
+  // An activation whose stack the thread switched away from runs in pieces
+  // ("runs"); it is pending on the stack only while it runs, so the stack
+  // keeps increasing timestamps (docs/design.md, "Activations that run in
+  // pieces").
+  //
+  // The top activation stops running without completing. Toward its parent
+  // the run counts as a completed child (its partial sizes and cost fold
+  // into the parent, as at a return); what the run measured is returned, to
+  // be summed with AddRun. A later run starts with Call(routine).
+  ActivationResult Suspend();
+  // Completes the top activation, whose earlier runs measured `earlier`.
+  void Return(const ActivationResult& earlier);
+  // Records an activation that was suspended and will not run again (its
+  // thread exits, the program ends); `runs` sums what its runs measured.
+  void CompleteSuspended(const ActivationResult& runs);
 
   // --- Introspection -------------------------------------------------------
   const EngineOptions& options() const { return options_; }
