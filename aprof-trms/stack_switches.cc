@@ -4,8 +4,8 @@
 // Each stack keeps its own frames. A stack pointer that leaves the running
 // stack's window belongs to another stack the thread ran on (the one whose
 // known stack pointers it falls among), to the running stack further away
-// than the window reached (deeper by less than --max-stackframe, or within
-// the thread's own stack segment), or else to a new stack. Switching to a
+// than the window reached (within the thread's own stack segment; on other
+// stacks, deeper by less than --max-stackframe), or else to a new stack. Switching to a
 // stack suspends the stacks resumed after it; switching to a stack that is
 // not running resumes it on top of the running one, so the engine's stack
 // stays one chain of activations with increasing timestamps.
@@ -35,9 +35,10 @@ uptr Max(uptr a, uptr b) { return a > b ? a : b; }
 // does not know.
 bool OwnStackSegment(ThreadId tid, uptr* lowest, uptr* highest) {
   const uptr size = VG_(thread_get_stack_size)(tid);
-  *highest = VG_(thread_get_stack_max)(tid);
-  if (size == 0 || *highest < size - 1) return false;
-  *lowest = *highest - (size - 1);
+  const uptr max = VG_(thread_get_stack_max)(tid);
+  if (size == 0 || max < size - 1) return false;
+  *lowest = max - (size - 1);
+  *highest = max;
   return true;
 }
 
@@ -91,15 +92,17 @@ CallTracker::CallStack* CallTracker::StackOf(ThreadCalls& t, uptr stack_pointer)
       return s;
   }
   // Still the running stack: in the thread's own stack segment, as Valgrind
-  // knows it, or not much deeper than the running stack reached before.
+  // knows it; for other stacks (whose extent nobody knows), not much deeper
+  // than the stack reached before, nor above its outermost frame.
   if (running.low > running.high) return &running;  // first look at this stack
   uptr lowest, highest;
-  if (&running == t.stacks[0] && OwnStackSegment(t.tid, &lowest, &highest) &&
-      stack_pointer >= lowest && stack_pointer <= highest)
+  if (&running == t.stacks[0] && OwnStackSegment(t.tid, &lowest, &highest)) {
+    if (stack_pointer >= lowest && stack_pointer <= highest) return &running;
+  } else if (stack_pointer <= running.high + kAboveHighest &&
+             (stack_pointer >= running.low ||
+              running.low - stack_pointer <= VG_(clo_max_stackframe))) {
     return &running;
-  if (stack_pointer <= running.high + kAboveHighest &&
-      (stack_pointer >= running.low || running.low - stack_pointer <= VG_(clo_max_stackframe)))
-    return &running;
+  }
   // A new stack; a stack with no frames left (its coroutine ended) serves
   // again.
   for (CallStack* s : t.stacks) {
@@ -146,10 +149,9 @@ void CallTracker::SetWindow(ThreadCalls& t, uptr stack_pointer) {
   // As far as StackOf would take a stack pointer for the running stack...
   uptr low = running.low > VG_(clo_max_stackframe) ? running.low - VG_(clo_max_stackframe) : 0;
   uptr high = running.high + kAboveHighest;
-  uptr lowest, highest;
-  if (&running == t.stacks[0] && OwnStackSegment(t.tid, &lowest, &highest)) {
-    low = Min(low, lowest);
-    high = Max(high, highest);
+  if (&running == t.stacks[0] && OwnStackSegment(t.tid, &low, &high)) {
+    low = Min(low, stack_pointer);  // the first look at the stack may lie outside
+    high = Max(high, stack_pointer);
   }
   // ... and short of the other stacks' stack pointers, which go to them.
   for (const CallStack* s : t.stacks) {
