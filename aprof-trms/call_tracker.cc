@@ -11,9 +11,19 @@ CallTracker::~CallTracker() {
   for (ThreadCalls* t : threads_) Delete(t);
 }
 
+CallTracker::ThreadCalls::ThreadCalls(ThreadId id) : tid(id) {
+  stack = New<CallStack>();
+  stacks.push_back(stack);
+  chain.push_back(stack);
+}
+
+CallTracker::ThreadCalls::~ThreadCalls() {
+  for (CallStack* s : stacks) Delete(s);
+}
+
 CallTracker::ThreadCalls& CallTracker::CallsOf(ThreadId tid) {
   if (tid >= threads_.size()) threads_.resize(tid + 1);
-  if (!threads_[tid]) threads_[tid] = New<ThreadCalls>();
+  if (!threads_[tid]) threads_[tid] = New<ThreadCalls>(tid);
   return *threads_[tid];
 }
 
@@ -37,6 +47,13 @@ void CallTracker::FlushCost() {
 
 void CallTracker::ThreadExited(ThreadId tid) {
   FlushCost();
+  if (tid < threads_.size() && threads_[tid] && threads_[tid]->stacks.size() > 1) {
+    // Frames that ran in pieces complete with their earlier runs, which
+    // only the tracker knows: complete them here, in the exiting thread.
+    engine_.SwitchTo(tid);
+    CompleteAllStacks(*threads_[tid]);
+    if (current_ && current_ != threads_[tid]) engine_.SwitchTo(current_->tid);
+  }
   engine_.ExitThread(tid);
   ForgetThread(tid);
 }
@@ -57,8 +74,12 @@ void CallTracker::SwitchTo(ThreadId tid) {
 void CallTracker::SignalDelivered(ThreadId tid) {
   SwitchTo(tid);
   ThreadCalls& t = *current_;
-  t.signals.push_back({t.frames.size(), g_last_exit, false, false});
+  t.signals.push_back({t.stack->frames.size(), g_last_exit, false, false});
   g_last_exit = &kUnknownOrigin;  // examine the handler's first block
+  // A handler on an alternate stack is not a stack switch: its frames stay
+  // above the barrier on the interrupted stack.
+  t.window_low = 0;
+  t.window_last = ~uptr{0};
 }
 
 void CallTracker::SignalReturned(ThreadId tid) {
@@ -67,7 +88,8 @@ void CallTracker::SignalReturned(ThreadId tid) {
   if (t.signals.empty()) return;  // the handler was left by a jump earlier
   const SignalContext context = t.signals.back();
   t.signals.pop_back();
-  while (t.frames.size() > context.barrier) Pop(t);
+  if (t.signals.empty()) ReopenWindow(t);
+  while (t.stack->frames.size() > context.barrier) Pop(t);
   // Resume as if the interrupted block had just left by its own exit.
   g_last_exit = context.interrupted_exit;
 }
@@ -80,32 +102,41 @@ void CallTracker::Push(ThreadCalls& t, SuperblockInfo* block, uptr stack_pointer
     block->routine_known = true;
   }
   if (block->routine_transparent) return;
-  t.frames.push_back({stack_pointer});
+  t.stack->frames.push_back({stack_pointer, block->routine});
   engine_.Call(block->routine);
-  if (!t.signals.empty() && t.frames.size() > t.signals.back().barrier)
+  if (!t.signals.empty() && t.stack->frames.size() > t.signals.back().barrier)
     t.signals.back().handler_had_frame = true;
 }
 
 void CallTracker::Pop(ThreadCalls& t) {
-  t.frames.pop_back();
-  engine_.Return();
+  CallStack& s = *t.stack;
+  s.frames.pop_back();
+  if (__builtin_expect(s.frames.size() < s.earlier.size(), 0)) {
+    // A frame suspended before (see Engine::Suspend).
+    engine_.Return(s.earlier.back());
+    s.earlier.pop_back();
+  } else {
+    engine_.Return();
+  }
 }
 
 bool CallTracker::Unwind(ThreadCalls& t, uptr stack_pointer, ExitKind how) {
   bool popped = false;
+  const InternalVector<Frame>& frames = t.stack->frames;
   for (;;) {
     const size_t floor = t.signals.empty() ? 0 : t.signals.back().barrier;
-    while (t.frames.size() > floor && t.frames.back().stack_pointer < stack_pointer) {
+    while (frames.size() > floor && frames.back().stack_pointer < stack_pointer) {
       Pop(t);
       popped = true;
     }
-    if (t.signals.empty() || t.frames.size() > floor) return popped;
+    if (t.signals.empty() || frames.size() > floor) return popped;
     const SignalContext& context = t.signals.back();
     // All frames of the innermost handler are gone. After a normal return
     // the handler's sigreturn closes the context; after a jump (siglongjmp)
     // the handler is left for good and unwinding continues below it.
     if (!context.handler_had_frame || !popped || how == ExitKind::kReturn) return popped;
     t.signals.pop_back();
+    if (t.signals.empty()) ReopenWindow(t);
   }
 }
 
@@ -115,6 +146,10 @@ void CallTracker::OnSuperblockEntry(SuperblockInfo* block, uptr stack_pointer) {
   ThreadCalls& t = *current_;
   const ExitInfo& exit = *g_last_exit;
   g_last_exit = nullptr;
+  // One comparison on the common path: is the stack pointer still on the
+  // running stack, near its frames?
+  if (__builtin_expect(stack_pointer - t.window_low > t.window_last, 0))
+    FollowStackPointer(t, stack_pointer, block->is_function_entry);
 
   if (!t.signals.empty() && !t.signals.back().handler_entered) {
     t.signals.back().handler_entered = true;
@@ -138,6 +173,11 @@ void CallTracker::OnSuperblockEntry(SuperblockInfo* block, uptr stack_pointer) {
 
 void CallTracker::ExitAllThreads() {
   FlushCost();
+  for (ThreadCalls* t : threads_) {
+    if (!t || t->stacks.size() == 1) continue;
+    engine_.SwitchTo(t->tid);  // the end: no thread runs any more
+    CompleteAllStacks(*t);
+  }
   engine_.ExitAllThreads();
   for (ThreadId tid = 0; tid < threads_.size(); ++tid) ForgetThread(tid);
 }

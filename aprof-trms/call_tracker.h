@@ -11,7 +11,10 @@
 //    --skip-routine) get no frame;
 //  - a signal handler runs above a barrier: unwinding never crosses it, so
 //    a handler on another stack cannot close the interrupted frames. The
-//    barrier goes away at sigreturn or when the handler is left by a jump.
+//    barrier goes away at sigreturn or when the handler is left by a jump;
+//  - a thread may run on several machine stacks (coroutines): each stack
+//    keeps its own frames, and a stack pointer that leaves the running
+//    stack switches stacks instead of unwinding (stack_switches.cc).
 //
 // Copyright (C) 2026, the aprof-trms authors.
 // SPDX-License-Identifier: GPL-2.0-or-later
@@ -47,11 +50,29 @@ class CallTracker {
   // In a fork child, only `tid` remains.
   void ResetAfterFork(ThreadId tid);
 
+  // Moves of a thread from one of its stacks to another (statistics).
+  u64 stack_switches() const { return stack_switches_; }
+
  private:
   // A real return raises the stack pointer above the callee's entry value,
   // so the stack pointer alone tells which frames are done.
   struct Frame {
     uptr stack_pointer;  // at the callee's entry
+    RoutineId routine;   // to start a new run when a suspended stack resumes
+  };
+  // One machine stack of a thread: the thread's own, or a coroutine's.
+  struct CallStack {
+    InternalVector<Frame> frames;  // oldest first
+    // What the earlier runs of frames[0 .. earlier.size()) measured: those
+    // frames were suspended (Engine::Suspend) at least once.
+    InternalVector<ActivationResult> earlier;
+    // Lowest and highest stack pointer known on this stack (low > high:
+    // none yet); brought up to date from the frames when the stack stops
+    // running or looks at a stack pointer.
+    uptr low = ~uptr{0};
+    uptr high = 0;
+
+    void TakeSpanOfFrames();
   };
   struct SignalContext {
     size_t barrier;  // frames below belong to the interrupted code
@@ -60,9 +81,28 @@ class CallTracker {
     bool handler_had_frame;
   };
   struct ThreadCalls {
-    InternalVector<Frame> frames;
+    explicit ThreadCalls(ThreadId id);
+    ~ThreadCalls();
+    ThreadCalls(const ThreadCalls&) = delete;
+    ThreadCalls& operator=(const ThreadCalls&) = delete;
+
+    // The running stack, chain.back().
+    CallStack* stack;
+    // Stack pointers in [window_low, window_low + window_last] belong to
+    // the running stack without a look (the entry hook's one comparison).
+    // Empty at first, so that the first block looks; everything while a
+    // signal handler runs (switches are not recognised in handlers).
+    uptr window_low = 1;
+    uptr window_last = 0;
     InternalVector<SignalContext> signals;
     const ExitInfo* last_exit = &kUnknownOrigin;  // g_last_exit while not running
+    ThreadId tid;
+    // Every stack the thread ran on, its own first.
+    InternalVector<CallStack*> stacks;
+    // The stacks whose frames are pending on the engine's stack, in that
+    // order: the thread's own first, then each one resumed from the one
+    // before it. The others are suspended.
+    InternalVector<CallStack*> chain;
   };
 
   // Hands g_pending_cost to the engine's current thread.
@@ -74,10 +114,29 @@ class CallTracker {
   void Push(ThreadCalls& t, SuperblockInfo* block, uptr stack_pointer);
   void Pop(ThreadCalls& t);
 
+  // --- Stack switches (stack_switches.cc) ---
+  // The stack pointer left the running stack's window: runs on the stack it
+  // belongs to (switching if it is another one) and moves the window.
+  // at_function_entry: the block entered is a routine's first.
+  void FollowStackPointer(ThreadCalls& t, uptr stack_pointer, bool at_function_entry);
+  // The stack that stack_pointer belongs to (a new one if none).
+  CallStack* StackOf(ThreadCalls& t, uptr stack_pointer);
+  // Suspends the frames of the running stack, which leaves the chain.
+  void SuspendRunningStack(ThreadCalls& t);
+  // Starts a new run of the frames of a suspended stack, which runs next.
+  void ResumeStack(ThreadCalls& t, CallStack* stack);
+  // The window of the running stack, around a stack pointer on it.
+  void SetWindow(ThreadCalls& t, uptr stack_pointer);
+  // Completes every frame of every stack of the thread (it exits).
+  void CompleteAllStacks(ThreadCalls& t);
+  // Enables stack switch recognition again, once no signal handler runs.
+  static void ReopenWindow(ThreadCalls& t);
+
   Engine& engine_;
   RoutineTable& routines_;
   InternalVector<ThreadCalls*> threads_;  // indexed by ThreadId
   ThreadCalls* current_ = nullptr;
+  u64 stack_switches_ = 0;
 };
 
 }  // namespace aprof

@@ -116,6 +116,8 @@ void Finish(Int) {
               static_cast<unsigned long long>(stats.renumberings),
               static_cast<unsigned long long>(stats.unmatched_returns),
               static_cast<unsigned long long>(stats.untracked_access_bytes));
+    VG_(dmsg)("aprof-trms: %llu stack switches\n",
+              static_cast<unsigned long long>(g_tool.calls->stack_switches()));
     VG_(dmsg)("aprof-trms: %llu bytes of shadow memory, %zu routines\n",
               static_cast<unsigned long long>(g_tool.engine->shadow_bytes()),
               g_tool.routines->size());

@@ -106,10 +106,35 @@ void Engine::Return() {
   CompleteTopActivation(*current_);
 }
 
-void Engine::CompleteTopActivation(LiveThread& thread) {
-  const ActivationResult result = thread.stack.Pop(thread.record->cost);
-  thread.record->profile.RecordActivation(result, recording_);
-  if (recording_ && observer_) observer_(observer_context_, *thread.record, result);
+void Engine::CompleteTopActivation(LiveThread& thread, const ActivationResult* earlier) {
+  ActivationResult result = thread.stack.Pop(thread.record->cost);
+  if (earlier) AddRun(result, *earlier);
+  Record(*thread.record, result);
+}
+
+void Engine::Record(ThreadRecord& record, const ActivationResult& result) {
+  record.profile.RecordActivation(result, recording_);
+  if (recording_ && observer_) observer_(observer_context_, record, result);
+}
+
+// --- Coroutines ------------------------------------------------------------------
+
+ActivationResult Engine::Suspend() {
+  APROF_CHECK(current_->stack.depth() > 0);
+  const ActivationResult run = current_->stack.Pop(current_->record->cost);
+  // No longer pending on the stack (a later run calls it again), not recorded.
+  current_->record->profile.RecordActivation(run, /*record=*/false);
+  return run;
+}
+
+void Engine::Return(const ActivationResult& earlier) {
+  APROF_CHECK(current_->stack.depth() > 0 && current_->stack.top().routine == earlier.routine);
+  CompleteTopActivation(*current_, &earlier);
+}
+
+void Engine::CompleteSuspended(const ActivationResult& runs) {
+  current_->record->profile.RecordCall(runs.routine);
+  Record(*current_->record, runs);
 }
 
 // --- Memory accesses -----------------------------------------------------------

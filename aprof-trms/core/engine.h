@@ -113,6 +113,23 @@ class Engine {
   // every thread, counted only when a thread reads it.
   void KernelWrite(uptr address, uptr size);
 
+  // --- Coroutines: routines of one thread on several machine stacks -------
+  // An activation whose stack the thread switched away from runs in pieces
+  // ("runs"); it is pending on the stack only while it runs, so the stack
+  // keeps increasing timestamps (docs/design.md, "Activations that run in
+  // pieces").
+  //
+  // The top activation stops running without completing. Toward its parent
+  // the run counts as a completed child (its partial sizes and cost fold
+  // into the parent, as at a return); what the run measured is returned, to
+  // be summed with AddRun. A later run starts with Call(routine).
+  ActivationResult Suspend();
+  // Completes the top activation, whose earlier runs measured `earlier`.
+  void Return(const ActivationResult& earlier);
+  // Records an activation that was suspended and will not run again (its
+  // thread exits, the program ends); `runs` sums what its runs measured.
+  void CompleteSuspended(const ActivationResult& runs);
+
   // --- Introspection -------------------------------------------------------
   const EngineOptions& options() const { return options_; }
   size_t thread_record_count() const { return records_.size(); }
@@ -156,7 +173,9 @@ class Engine {
   void WriteCells(uptr address, uptr size);
   // Sets the slots of cells [first, last] to value.
   static void Fill(ShadowMemory& memory, uptr first, uptr last, Timestamp value);
-  void CompleteTopActivation(LiveThread& thread);
+  // earlier: what the activation's earlier runs measured, if it was suspended.
+  void CompleteTopActivation(LiveThread& thread, const ActivationResult* earlier = nullptr);
+  void Record(ThreadRecord& record, const ActivationResult& result);
   // Cells [first, last] covered by an access; false if none is tracked.
   bool CellRange(uptr address, uptr size, uptr* first, uptr* last);
   LiveThread* LiveThreadOf(ThreadId tid) {

@@ -43,6 +43,16 @@ struct ActivationResult {
   u64 self_cost;  // cost minus the cost of its callees
 };
 
+// Adds what one more run of an activation measured (see Engine::Suspend).
+inline void AddRun(ActivationResult& totals, const ActivationResult& run) {
+  totals.trms += run.trms;
+  totals.rms += run.rms;
+  totals.induced_by_threads += run.induced_by_threads;
+  totals.induced_by_kernel += run.induced_by_kernel;
+  totals.cost += run.cost;
+  totals.self_cost += run.self_cost;
+}
+
 class ShadowStack {
  public:
   ShadowStack();

@@ -1,6 +1,6 @@
 /* Deep recursion.
 
-   usage: recursion direct D | mutual D | tree D
+   usage: recursion direct D | mutual D | tree D | bigframe D
 
    direct D: rec(D) calls rec(D-1) ... rec(0): exactly D+1 activations of rec,
              nested D+1 deep (not tail calls: rec adds 1 after the call).
@@ -11,6 +11,9 @@
              activations) and reads and writes a small global table at every
              level, so activations have many different RMS/TRMS values (used
              to compare runs with and without timestamp renumbering).
+   bigframe D: big_frame() has a 3 MiB local array (more than Valgrind's
+             default --max-stackframe, within the 8 MiB main stack) and calls
+             leaf() D times from below it: not a stack switch.
 
    Exact activation counts: as above (printed). */
 #include <string.h>
@@ -47,8 +50,19 @@ extern "C" NOINLINE long walk(long d, long seed) {
   return s;
 }
 
+extern "C" NOINLINE long leaf(volatile char* p) { return p[0]; }
+
+extern "C" NOINLINE long big_frame(long d) {
+  volatile char big[3 << 20];
+  big[0] = 1;
+  big[sizeof big - 1] = 2;
+  long s = 0;
+  for (long i = 0; i < d; i++) s += leaf(big + (i & 1));
+  return s;
+}
+
 int main(int argc, char** argv) {
-  if (argc != 3) usage(argv[0], "direct|mutual|tree D");
+  if (argc != 3) usage(argv[0], "direct|mutual|tree|bigframe D");
   long d = arg_long(argc, argv, 2, "D");
   if (strcmp(argv[1], "direct") == 0) {
     if (rec(d) != d) return 1;
@@ -61,8 +75,12 @@ int main(int argc, char** argv) {
     if (d > 24) usage(argv[0], "tree D (D <= 24)");
     sink = walk(d, 0);
     print_count("walk", (2L << d) - 1);
+  } else if (strcmp(argv[1], "bigframe") == 0) {
+    sink = big_frame(d);
+    print_count("big_frame", 1);
+    print_count("leaf", d);
   } else {
-    usage(argv[0], "direct|mutual|tree D");
+    usage(argv[0], "direct|mutual|tree|bigframe D");
   }
   return 0;
 }

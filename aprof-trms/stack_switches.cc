@@ -1,0 +1,185 @@
+// Stack switches: a thread running on several machine stacks (coroutines:
+// ucontext, Boost.Context, fibers). See docs/design.md, "Stack switches".
+//
+// Each stack keeps its own frames. A stack pointer that leaves the running
+// stack's window belongs to another stack the thread ran on (the one whose
+// known stack pointers it falls among), to the running stack further away
+// than the window reached (within the thread's own stack segment; on other
+// stacks, deeper by less than --max-stackframe), or else to a new stack. Switching to a
+// stack suspends the stacks resumed after it; switching to a stack that is
+// not running resumes it on top of the running one, so the engine's stack
+// stays one chain of activations with increasing timestamps.
+//
+// Copyright (C) 2026, the aprof-trms authors.
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "call_tracker.h"
+
+#include "core/platform.h"
+#include "valgrind_headers.h"
+
+namespace aprof {
+
+namespace {
+
+// How far above its highest known stack pointer a stack still reaches: the
+// code that started it (a trampoline such as glibc's __start_context) runs
+// just above its first frame. Small, so that a stack allocated right above
+// another one is told apart.
+constexpr uptr kAboveHighest = 4096;
+
+uptr Min(uptr a, uptr b) { return a < b ? a : b; }
+uptr Max(uptr a, uptr b) { return a > b ? a : b; }
+
+// The thread's own stack segment [*lowest, *highest] as Valgrind knows it
+// (from the initial stack or the clone that made the thread); false if it
+// does not know.
+bool OwnStackSegment(ThreadId tid, uptr* lowest, uptr* highest) {
+  const uptr size = VG_(thread_get_stack_size)(tid);
+  const uptr max = VG_(thread_get_stack_max)(tid);
+  if (size == 0 || max < size - 1) return false;
+  *lowest = max - (size - 1);
+  *highest = max;
+  return true;
+}
+
+}  // namespace
+
+void CallTracker::CallStack::TakeSpanOfFrames() {
+  if (frames.empty()) return;
+  low = Min(low, frames.back().stack_pointer);  // the top frame is the deepest
+  high = Max(high, frames[0].stack_pointer);
+}
+
+void CallTracker::ReopenWindow(ThreadCalls& t) {
+  t.window_low = 1;  // empty: the next block entry looks
+  t.window_last = 0;
+}
+
+void CallTracker::FollowStackPointer(ThreadCalls& t, uptr stack_pointer, bool at_function_entry) {
+  CallStack* target = StackOf(t, stack_pointer);
+  if (target != t.stack) {
+    ++stack_switches_;
+    size_t in_chain = 0;
+    while (in_chain < t.chain.size() && t.chain[in_chain] != target) ++in_chain;
+    if (in_chain < t.chain.size()) {
+      while (t.stack != target) SuspendRunningStack(t);
+    } else {
+      ResumeStack(t, target);
+      // A resumed coroutine goes on in the middle of a routine (after its
+      // call to the switch routine). Landing on a routine's entry instead, a
+      // new coroutine starts on a stack used before: the frames left at or
+      // below its stack pointer by the one that ended there are over.
+      if (at_function_entry) {
+        while (!target->frames.empty() && target->frames.back().stack_pointer <= stack_pointer)
+          Pop(t);
+      }
+    }
+  }
+  target->low = Min(target->low, stack_pointer);
+  target->high = Max(target->high, stack_pointer);
+  SetWindow(t, stack_pointer);
+}
+
+CallTracker::CallStack* CallTracker::StackOf(ThreadCalls& t, uptr stack_pointer) {
+  CallStack& running = *t.stack;
+  running.TakeSpanOfFrames();
+  // Among the stack pointers of another stack: a return to it (the stack
+  // pointer lands just above its top frame, the routine that switched) or
+  // a jump into it.
+  for (CallStack* s : t.stacks) {
+    if (s != &running && s->low <= s->high && stack_pointer >= s->low &&
+        stack_pointer <= s->high + kAboveHighest)
+      return s;
+  }
+  // Still the running stack: in the thread's own stack segment, as Valgrind
+  // knows it; for other stacks (whose extent nobody knows), not much deeper
+  // than the stack reached before, nor above its outermost frame.
+  if (running.low > running.high) return &running;  // first look at this stack
+  uptr lowest, highest;
+  if (&running == t.stacks[0] && OwnStackSegment(t.tid, &lowest, &highest)) {
+    if (stack_pointer >= lowest && stack_pointer <= highest) return &running;
+  } else if (stack_pointer <= running.high + kAboveHighest &&
+             (stack_pointer >= running.low ||
+              running.low - stack_pointer <= VG_(clo_max_stackframe))) {
+    return &running;
+  }
+  // A new stack; a stack with no frames left (its coroutine ended) serves
+  // again.
+  for (CallStack* s : t.stacks) {
+    if (s != &running && s->frames.empty() && s->earlier.empty()) {
+      bool in_chain = false;
+      for (CallStack* c : t.chain) in_chain |= c == s;
+      if (in_chain) continue;
+      s->low = ~uptr{0};
+      s->high = 0;
+      return s;
+    }
+  }
+  CallStack* fresh = New<CallStack>();
+  t.stacks.push_back(fresh);
+  return fresh;
+}
+
+void CallTracker::SuspendRunningStack(ThreadCalls& t) {
+  CallStack& s = *t.stack;
+  APROF_CHECK(t.chain.size() > 1 && t.signals.empty());
+  s.TakeSpanOfFrames();
+  const size_t runs_before = s.earlier.size();
+  s.earlier.resize(s.frames.size());
+  for (size_t i = s.frames.size(); i-- > 0;) {
+    const ActivationResult run = engine_.Suspend();
+    if (i < runs_before)
+      AddRun(s.earlier[i], run);
+    else
+      s.earlier[i] = run;
+  }
+  t.chain.pop_back();
+  t.stack = t.chain.back();
+}
+
+void CallTracker::ResumeStack(ThreadCalls& t, CallStack* stack) {
+  t.stack->TakeSpanOfFrames();
+  t.chain.push_back(stack);
+  t.stack = stack;
+  for (const Frame& frame : stack->frames) engine_.Call(frame.routine);
+}
+
+void CallTracker::SetWindow(ThreadCalls& t, uptr stack_pointer) {
+  const CallStack& running = *t.stack;
+  // As far as StackOf would take a stack pointer for the running stack...
+  uptr low = running.low > VG_(clo_max_stackframe) ? running.low - VG_(clo_max_stackframe) : 0;
+  uptr high = running.high + kAboveHighest;
+  if (&running == t.stacks[0] && OwnStackSegment(t.tid, &low, &high)) {
+    low = Min(low, stack_pointer);  // the first look at the stack may lie outside
+    high = Max(high, stack_pointer);
+  }
+  // ... and short of the other stacks' stack pointers, which go to them.
+  for (const CallStack* s : t.stacks) {
+    if (s == &running || s->low > s->high) continue;
+    const uptr reach = s->high + kAboveHighest;
+    if (reach < stack_pointer)
+      low = Max(low, reach + 1);
+    else if (s->low > stack_pointer)
+      high = Min(high, s->low - 1);
+  }
+  APROF_CHECK(low <= stack_pointer && stack_pointer <= high);
+  t.window_low = low;
+  t.window_last = high - low;
+}
+
+void CallTracker::CompleteAllStacks(ThreadCalls& t) {
+  for (;;) {
+    while (!t.stack->frames.empty()) Pop(t);
+    if (t.chain.size() == 1) break;
+    t.chain.pop_back();
+    t.stack = t.chain.back();
+  }
+  // The suspended stacks: every frame has its earlier runs.
+  for (CallStack* s : t.stacks) {
+    for (size_t i = s->earlier.size(); i-- > 0;) engine_.CompleteSuspended(s->earlier[i]);
+    s->frames.clear();
+    s->earlier.clear();
+  }
+}
+
+}  // namespace aprof
