@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-import aprof_report as ar
+from aprof_trms import report as ar
 from toolrun import Spec, check_counts, not_nested, program, routine, run_tools
 
 G, K, N = 3, 10, 1000
