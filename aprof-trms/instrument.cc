@@ -22,7 +22,8 @@ class SuperblockInstrumenter {
  public:
   SuperblockInstrumenter(IRSB* in, const VexGuestLayout* layout, uptr address)
       : in_(in), layout_(layout), out_(deepCopyIRSBExceptStmts(in)),
-        count_instructions_(TheOptions().cost_metric == CostMetric::kInstructions) {
+        count_instructions_(TheOptions().cost_metric == CostMetric::kInstructions),
+        write_hook_(TheOptions().input_sources ? &OnWriteTagged : &OnWrite) {
     u32 side_exits = 0;
     for (Int i = 0; i < in->stmts_used; ++i) side_exits += in->stmts[i]->tag == Ist_Exit;
     const SizeT bytes = sizeof(SuperblockInfo) + side_exits * sizeof(ExitInfo);
@@ -110,7 +111,7 @@ class SuperblockInstrumenter {
     }
     if (!guard && covered_count_ < kMaxCovered) covered_[covered_count_++] = {address, size, write};
     AddCall(write ? "aprof_write" : "aprof_read",
-            write ? reinterpret_cast<void*>(&OnWrite) : reinterpret_cast<void*>(&OnRead),
+            write ? reinterpret_cast<void*>(write_hook_) : reinterpret_cast<void*>(&OnRead),
             mkIRExprVec_2(address, mkIRExpr_HWord(size)), guard);
   }
 
@@ -238,6 +239,9 @@ class SuperblockInstrumenter {
   u32 covered_count_ = 0;
   IRSB* const out_;
   const bool count_instructions_;
+  // OnWrite, or OnWriteTagged when sources are tracked: chosen here so that
+  // the write hook of a run without sources does no extra work.
+  void (*const write_hook_)(uptr, uptr);
   SuperblockInfo* info_;
   DiEpoch epoch_;
   u32 instructions_ = 0;

@@ -60,6 +60,7 @@ bool ProcessCommandLineOption(const char* arg) {
     o.skip_patterns.push_back(value);
   } else if (VG_BOOL_CLO(arg, "--collect-atstart", o.collect_at_start)) {
   } else if (VG_BOOL_CLO(arg, "--trms", o.track_trms)) {
+  } else if (VG_BOOL_CLO(arg, "--input-sources", o.input_sources)) {
   } else if (VG_BINT_CLO(arg, "--overflow-threshold", number, 64, kMaxTimestamp)) {
     o.overflow_threshold = static_cast<Timestamp>(number);
   } else {
@@ -87,7 +88,10 @@ void PrintUsage() {
       "                                    only after APROF_TRMS_START_COLLECTION [yes]\n"
       "    --trms=no|yes                   no: compute the RMS only, without tracking\n"
       "                                    input from other threads and the kernel;\n"
-      "                                    faster, and every TRMS equals the RMS [yes]\n");
+      "                                    faster, and every TRMS equals the RMS [yes]\n"
+      "    --input-sources=no|yes          yes: count each routine's induced reads by\n"
+      "                                    source: the thread and routine, or the\n"
+      "                                    system call, that wrote the cell [no]\n");
 }
 
 void PrintDebugUsage() {

@@ -21,6 +21,7 @@ struct Options {
   InternalVector<const char*> skip_patterns;  // --skip-routine globs
   bool collect_at_start = true;
   bool track_trms = true;  // --trms=no: RMS only
+  bool input_sources = false;  // --input-sources=yes: who produced induced input
   Timestamp overflow_threshold = kMaxTimestamp;
 };
 

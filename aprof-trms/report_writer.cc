@@ -3,6 +3,7 @@
 #include "report_writer.h"
 
 #include "core/sort.h"
+#include "syscall_input.h"
 #include "valgrind_headers.h"
 
 namespace aprof {
@@ -10,6 +11,8 @@ namespace aprof {
 namespace {
 
 const HChar kCostCentre[] = "aprof.report";
+// Version 2 added the optional input-sources records.
+constexpr u64 kReportFormatVersion = 2;
 constexpr int kFileMode = VKI_S_IRUSR | VKI_S_IWUSR | VKI_S_IRGRP | VKI_S_IWGRP | VKI_S_IROTH;
 
 // Buffered writer of tab-separated records to a file descriptor; remembers
@@ -122,9 +125,87 @@ void WriteTuples(RecordWriter& out, const ThreadRecord& thread, InputMetric metr
   }
 }
 
+// --- Input sources ---------------------------------------------------------------
+
+// One thread's induced reads of one consumer from one writer.
+struct SourceRow {
+  RoutineId consumer;
+  Writer writer;
+  u64 reads;
+};
+
+bool SourceRowBefore(const SourceRow& a, const SourceRow& b) {
+  if (a.consumer != b.consumer) return a.consumer < b.consumer;
+  if (a.writer.thread != b.writer.thread) return a.writer.thread < b.writer.thread;
+  return a.writer.routine_or_syscall < b.writer.routine_or_syscall;
+}
+
+// Into rows: the thread's source counts of one kind (kernel or thread writers), sorted
+// by consumer then writer, equal writers added up (after a fork two tags
+// may name the same writer).
+void CollectSourceRows(const Engine& engine, const ThreadRecord& thread, bool kernel,
+                       InternalVector<SourceRow>& rows) {
+  rows.clear();
+  thread.profile.sources().ForEach([&](const SourceKey& key, u64 reads) {
+    const Writer& writer = engine.writers()->writer(key.writer);
+    if (writer.kernel == kernel) rows.push_back({key.consumer, writer, reads});
+  });
+  HeapSort(rows.data(), rows.size(), SourceRowBefore);
+  size_t kept = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (kept > 0 && !SourceRowBefore(rows[kept - 1], rows[i]))
+      rows[kept - 1].reads += rows[i].reads;
+    else
+      rows[kept++] = rows[i];
+  }
+  rows.resize(kept);
+}
+
+RecordWriter& RoutineField(RecordWriter& out, RoutineId routine) {
+  return routine == kNoRoutine ? out.Text("-") : out.Number(routine);
+}
+
+void WriteSources(RecordWriter& out, const Engine& engine) {
+  InternalVector<SourceRow> rows;
+  for (size_t i = 0; i < engine.thread_record_count(); ++i) {
+    const ThreadRecord& thread = engine.thread_record(i);
+    CollectSourceRows(engine, thread, /*kernel=*/false, rows);
+    for (const SourceRow& row : rows) {
+      RoutineField(out.Tag("thread-source").Number(thread.serial), row.consumer);
+      RoutineField(out.Number(row.writer.thread), row.writer.routine_or_syscall);
+      out.Number(row.reads).End();
+    }
+  }
+  for (size_t i = 0; i < engine.thread_record_count(); ++i) {
+    const ThreadRecord& thread = engine.thread_record(i);
+    CollectSourceRows(engine, thread, /*kernel=*/true, rows);
+    for (const SourceRow& row : rows) {
+      char buffer[32];
+      RoutineField(out.Tag("kernel-source").Number(thread.serial), row.consumer);
+      out.Text(SyscallName(row.writer.routine_or_syscall, buffer)).Number(row.reads).End();
+    }
+  }
+}
+
+// Routines named by source counts, as consumers or producers: they get a
+// `routine` record even without a recorded activation.
+void MarkRoutinesInSources(const Engine& engine, InternalVector<bool>& named) {
+  if (!engine.writers()) return;
+  auto mark = [&](RoutineId routine) {
+    if (routine < named.size()) named[routine] = true;
+  };
+  for (size_t i = 0; i < engine.thread_record_count(); ++i) {
+    engine.thread_record(i).profile.sources().ForEach([&](const SourceKey& key, u64) {
+      mark(key.consumer);
+      const Writer& writer = engine.writers()->writer(key.writer);
+      if (!writer.kernel) mark(writer.routine_or_syscall);
+    });
+  }
+}
+
 void WriteRecords(RecordWriter& out, const ReportContext& c) {
   const Engine& engine = *c.engine;
-  out.Tag("aprof-trms-report").Number(1).End();
+  out.Tag("aprof-trms-report").Number(kReportFormatVersion).End();
   out.Tag("tool").Text("aprof-trms").Text(c.tool_version).Text(c.valgrind_version).End();
 
   out.Tag("command").Text(VG_(args_the_exename) ? VG_(args_the_exename) : "???");
@@ -138,15 +219,20 @@ void WriteRecords(RecordWriter& out, const ReportContext& c) {
   out.Tag("syscall-input").Text(SyscallInputName(c.options->syscall_input)).End();
   // Optional record, written only when not the default (format version 1).
   if (!c.options->track_trms) out.Tag("trms-tracking").Text("no").End();
+  if (c.options->input_sources) out.Tag("input-sources").Text("yes").End();
 
   for (size_t i = 0; i < engine.thread_record_count(); ++i) {
     const ThreadRecord& thread = engine.thread_record(i);
     out.Tag("thread").Number(thread.serial).Number(thread.tid).Number(thread.cost).End();
   }
 
-  // Routines with at least one recorded activation in some thread.
+  // Routines with at least one recorded activation in some thread, or named
+  // by input sources.
+  InternalVector<bool> in_sources;
+  in_sources.resize(c.routines->size());
+  MarkRoutinesInSources(engine, in_sources);
   for (RoutineId id = 0; id < c.routines->size(); ++id) {
-    bool recorded = false;
+    bool recorded = in_sources[id];
     for (size_t i = 0; i < engine.thread_record_count() && !recorded; ++i) {
       const InternalVector<RoutineTotals>& totals = engine.thread_record(i).profile.routines();
       recorded = id < totals.size() && totals[id].calls > 0;
@@ -169,6 +255,7 @@ void WriteRecords(RecordWriter& out, const ReportContext& c) {
     WriteTuples(out, engine.thread_record(i), InputMetric::kTrms, "trms");
   for (size_t i = 0; i < engine.thread_record_count(); ++i)
     WriteTuples(out, engine.thread_record(i), InputMetric::kRms, "rms");
+  if (engine.writers()) WriteSources(out, engine);
 
   const u64 records = out.records();
   out.Tag("end").Number(records).End();

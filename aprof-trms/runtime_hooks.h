@@ -30,6 +30,8 @@ extern const ExitInfo kUnknownOrigin;
 void OnSuperblockEntry(SuperblockInfo* block, uptr stack_pointer);
 void OnRead(uptr address, uptr size);
 void OnWrite(uptr address, uptr size);
+// OnWrite with --input-sources=yes (also records the writer of the cells).
+void OnWriteTagged(uptr address, uptr size);
 
 }  // namespace aprof
 

@@ -73,10 +73,42 @@ void KernelReadsString(CorePart part, ThreadId tid, const HChar*, Addr address) 
 
 void KernelWrote(CorePart part, ThreadId tid, Addr address, SizeT size) {
   if (!Counts(part, tid)) return;
-  g_tool.engine->KernelWrite(address, size);
+  g_tool.engine->KernelWrite(address, size, static_cast<u32>(CurrentSyscall(tid)));
 }
 
 }  // namespace
+
+// System calls that write user memory, by name (amd64). Numbers that are
+// not listed print as syscall-<number>.
+#define APROF_SYSCALLS_THAT_WRITE(X)                                                          \
+  X(read) X(pread64) X(readv) X(preadv) X(preadv2) X(recvfrom) X(recvmsg) X(recvmmsg)       \
+  X(msgrcv) X(getdents) X(getdents64) X(stat) X(fstat) X(lstat) X(newfstatat) X(statx)      \
+  X(statfs) X(fstatfs) X(readlink) X(readlinkat) X(getcwd) X(uname) X(sysinfo) X(times)     \
+  X(getrandom) X(gettimeofday) X(clock_gettime) X(clock_getres) X(time) X(nanosleep)        \
+  X(clock_nanosleep) X(pipe) X(pipe2) X(socketpair) X(accept) X(accept4) X(getsockname)     \
+  X(getpeername) X(getsockopt) X(poll) X(ppoll) X(select) X(pselect6) X(epoll_wait)         \
+  X(epoll_pwait) X(wait4) X(waitid) X(rt_sigaction) X(rt_sigprocmask) X(rt_sigpending)      \
+  X(rt_sigtimedwait) X(sigaltstack) X(getrlimit) X(prlimit64) X(getrusage) X(getresuid)     \
+  X(getresgid) X(getgroups) X(ioctl) X(fcntl) X(futex) X(sched_getaffinity)                 \
+  X(sched_getparam) X(get_robust_list) X(arch_prctl) X(prctl) X(clone) X(clone3)            \
+  X(set_tid_address) X(io_getevents) X(timerfd_gettime) X(timer_gettime) X(getitimer)       \
+  X(setitimer) X(capget) X(mq_timedreceive) X(process_vm_readv) X(getxattr) X(lgetxattr)    \
+  X(fgetxattr) X(listxattr) X(llistxattr) X(flistxattr) X(sendfile) X(splice) X(mmap)       \
+  X(write) X(pwrite64) X(writev) X(pwritev) X(sendto) X(sendmsg) X(sendmmsg) X(msgsnd)      \
+  X(open) X(openat) X(close) X(lseek) X(execve) X(exit) X(exit_group) X(kill) X(tgkill)
+
+const char* SyscallName(u32 sysno, char (&buffer)[32]) {
+  switch (sysno) {
+#define APROF_SYSCALL_CASE(name) case __NR_##name: return #name;
+    APROF_SYSCALLS_THAT_WRITE(APROF_SYSCALL_CASE)
+#undef APROF_SYSCALL_CASE
+    default:
+      break;
+  }
+  if (sysno == kUnknownSyscall) return "unknown";
+  VG_(snprintf)(buffer, sizeof buffer, "syscall-%u", sysno);
+  return buffer;
+}
 
 void RegisterSyscallInputTracking() {
   VG_(needs_syscall_wrapper)(PreSyscall, PostSyscall);

@@ -8,10 +8,16 @@
 #ifndef APROF_SYSCALL_INPUT_H
 #define APROF_SYSCALL_INPUT_H
 
+#include "core/input_sources.h"
+
 namespace aprof {
 
 // Registers the core callbacks; call from pre_clo_init.
 void RegisterSyscallInputTracking();
+
+// The name of a system call ("read"), "syscall-<number>" (written into
+// buffer) for one without a name here, "unknown" for kUnknownSyscall.
+const char* SyscallName(u32 sysno, char (&buffer)[32]);
 
 }  // namespace aprof
 

@@ -50,6 +50,8 @@ void OnRead(uptr address, uptr size) { g_tool.engine->Read(address, size); }
 
 void OnWrite(uptr address, uptr size) { g_tool.engine->Write(address, size); }
 
+void OnWriteTagged(uptr address, uptr size) { g_tool.engine->WriteTagged(address, size); }
+
 namespace {
 
 // --- Threads and signals ---------------------------------------------------------
@@ -92,12 +94,17 @@ Bool ProcessOption(const HChar* arg) { return ProcessCommandLineOption(arg) ? Tr
 
 void PostCommandLineInit() {
   const Options& options = TheOptions();
+  if (options.input_sources && !options.track_trms) {
+    VG_(fmsg)("aprof-trms: --input-sources=yes needs --trms=yes (sources are those of induced reads)\n");
+    VG_(exit)(1);
+  }
   if (!CheckReportPathWritable()) VG_(exit)(1);
 
   EngineOptions engine_options;
   engine_options.resolution_shift = static_cast<unsigned>(__builtin_ctz(options.memory_resolution));
   engine_options.overflow_threshold = options.overflow_threshold;
   engine_options.track_induced = options.track_trms;
+  engine_options.track_sources = options.input_sources;
   g_tool.engine = New<Engine>(engine_options);
   g_tool.engine->set_recording(options.collect_at_start);
   g_tool.routines = New<RoutineTable>();

@@ -9,15 +9,23 @@ Engine::Engine(const EngineOptions& options)
   APROF_CHECK(options.resolution_shift <= 4);
   APROF_CHECK(options.overflow_threshold > kThreadRootTimestamp &&
               options.overflow_threshold <= kMaxTimestamp);
+  APROF_CHECK(!options.track_sources || options.track_induced);
+  if (options.track_sources) {
+    writer_tags_ = New<ShadowMemory>(options.resolution_shift);
+    writers_ = New<WriterTable>();
+  }
 }
 
 Engine::~Engine() {
   for (LiveThread* thread : live_) Delete(thread);
   for (ThreadRecord* record : records_) Delete(record);
+  Delete(writer_tags_);
+  Delete(writers_);
 }
 
 u64 Engine::shadow_bytes() const {
   u64 bytes = global_writes_.allocated_bytes();
+  if (writer_tags_) bytes += writer_tags_->allocated_bytes();
   for (const LiveThread* thread : live_)
     if (thread) bytes += thread->memory.allocated_bytes();
   return bytes;
@@ -62,6 +70,7 @@ void Engine::ResetAfterFork(ThreadId survivor) {
   }
   LiveThread* kept = LiveThreadOf(survivor);
   ThreadRecord* fresh = nullptr;
+  if (writers_) writers_->RenumberThreadsAfterFork(kept ? kept->record->serial : 0);
   if (kept) {
     // Same thread, same cost clock and pending activations, empty profile.
     fresh = New<ThreadRecord>();
@@ -182,6 +191,7 @@ void Engine::ReadCell(LiveThread& thread, uptr cell, Timestamp* own) {
       ++top.induced_by_kernel;
     else
       ++top.induced_by_threads;
+    if (writer_tags_) CountSource(thread, cell);
   }
   if (last_access >= top.ts) return;  // already accessed by this activation
 
@@ -213,11 +223,36 @@ void Engine::WriteCells(uptr address, uptr size) {
 
 // Figure 12: one counter step for the whole buffer (no thread access can
 // happen in between, so one step per cell would change no comparison).
-void Engine::KernelWrite(uptr address, uptr size) {
+void Engine::KernelWrite(uptr address, uptr size, u32 syscall) {
   uptr first, last;
   if (!options_.track_induced || !CellRange(address, size, &first, &last)) return;
   Tick();
   Fill(global_writes_, first, last, count_ | kKernelWriteBit);
+  if (writer_tags_) Fill(*writer_tags_, first, last, writers_->TagOf({true, 0, syscall}));
+}
+
+// --- Input sources ---------------------------------------------------------------
+
+WriterTag Engine::LookUpWriter(LiveThread& thread, RoutineId routine) {
+  thread.writer = writers_->TagOf({false, thread.record->serial, routine});
+  thread.writer_routine = routine;
+  return thread.writer;
+}
+
+void Engine::WriteTaggedCells(uptr address, uptr size) {
+  uptr first, last;
+  if (!CellRange(address, size, &first, &last)) return;
+  Fill(current_->memory, first, last, count_);
+  Fill(global_writes_, first, last, count_);
+  Fill(*writer_tags_, first, last, CurrentWriter());
+}
+
+// An induced read: its cell was written since, so it has a writer tag.
+void Engine::CountSource(LiveThread& thread, uptr cell) {
+  if (!recording_) return;
+  const WriterTag writer = writer_tags_->Get(cell);
+  APROF_CHECK(writer != 0);
+  thread.record->profile.CountInducedRead(TopRoutine(thread), writer);
 }
 
 }  // namespace aprof

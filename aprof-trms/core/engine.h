@@ -12,6 +12,7 @@
 #ifndef APROF_CORE_ENGINE_H
 #define APROF_CORE_ENGINE_H
 
+#include "input_sources.h"
 #include "internal_vector.h"
 #include "profile_table.h"
 #include "shadow_memory.h"
@@ -36,6 +37,10 @@ struct EngineOptions {
   // False computes RMS only: no global shadow memory, no induced reads, so
   // every TRMS equals the RMS (to measure what TRMS costs over RMS).
   bool track_induced = true;
+  // Also records who wrote every cell, and counts each consumer routine's
+  // induced reads by writer (needs track_induced). Writes must then come
+  // through WriteTagged().
+  bool track_sources = false;
 };
 
 // Everything recorded about one thread, kept after the thread exits (its
@@ -106,12 +111,21 @@ class Engine {
     *current_->memory.Slot(cell) = count_;
     if (options_.track_induced) *global_writes_.Slot(cell) = count_;
   }
+  // Write() when sources are tracked: also records the writer of the cells.
+  // A separate entry point, so that Write() stays the same without them.
+  void WriteTagged(uptr address, uptr size) {
+    uptr cell;
+    if (!WithinOneCell(address, size, &cell)) return WriteTaggedCells(address, size);
+    *current_->memory.Slot(cell) = count_;
+    *global_writes_.Slot(cell) = count_;
+    *writer_tags_->Slot(cell) = CurrentWriter();
+  }
   // The kernel reads user memory for a system call (e.g. write()): a read by
   // the calling thread, as if the system call were a subroutine.
   void KernelRead(uptr address, uptr size) { Read(address, size); }
-  // The kernel fills user memory (e.g. read()): new external input for
-  // every thread, counted only when a thread reads it.
-  void KernelWrite(uptr address, uptr size);
+  // The kernel fills user memory (e.g. read()) for system call `syscall`:
+  // new external input for every thread, counted only when a thread reads it.
+  void KernelWrite(uptr address, uptr size, u32 syscall = kUnknownSyscall);
 
   // --- Coroutines: routines of one thread on several machine stacks -------
   // An activation whose stack the thread switched away from runs in pieces
@@ -139,6 +153,9 @@ class Engine {
   Timestamp counter() const { return count_; }
   const EngineStatistics& statistics() const { return stats_; }
   u64 shadow_bytes() const;
+  // The writers that ThreadProfile::sources() tags refer to (null unless
+  // sources are tracked).
+  const WriterTable* writers() const { return writers_; }
 
   void set_activation_observer(ActivationObserver observer, void* context) {
     observer_ = observer;
@@ -151,6 +168,10 @@ class Engine {
     ShadowMemory memory;  // ts_t: latest access by this thread
     ShadowStack stack;
     ThreadRecord* record;
+    // Sources: the writer tag of (this thread, writer_routine), 0 if not
+    // looked up yet; consecutive writes mostly come from the same routine.
+    WriterTag writer = 0;
+    RoutineId writer_routine;
   };
 
   // Advances the global counter, renumbering first if it reached the
@@ -171,6 +192,21 @@ class Engine {
   void ReadCell(LiveThread& thread, uptr cell, Timestamp* own);
   void ReadCells(uptr address, uptr size);
   void WriteCells(uptr address, uptr size);
+  // --- Input sources (input_sources.h) ---
+  // The pending routine that makes the current thread's accesses.
+  RoutineId TopRoutine(LiveThread& thread) {
+    return thread.stack.depth() ? thread.stack.top().routine : kNoRoutine;
+  }
+  WriterTag CurrentWriter() {
+    LiveThread& thread = *current_;
+    const RoutineId routine = TopRoutine(thread);
+    if (__builtin_expect(thread.writer == 0 || thread.writer_routine != routine, 0))
+      return LookUpWriter(thread, routine);
+    return thread.writer;
+  }
+  WriterTag LookUpWriter(LiveThread& thread, RoutineId routine);
+  void WriteTaggedCells(uptr address, uptr size);
+  void CountSource(LiveThread& thread, uptr cell);
   // Sets the slots of cells [first, last] to value.
   static void Fill(ShadowMemory& memory, uptr first, uptr last, Timestamp value);
   // earlier: what the activation's earlier runs measured, if it was suspended.
@@ -185,6 +221,9 @@ class Engine {
   const EngineOptions options_;
   Timestamp count_ = kThreadRootTimestamp;
   ShadowMemory global_writes_;       // wts: latest write by anyone
+  // Sources only: WriterTag of the latest write of every cell.
+  ShadowMemory* writer_tags_ = nullptr;
+  WriterTable* writers_ = nullptr;
   InternalVector<LiveThread*> live_;  // indexed by ThreadId
   InternalVector<ThreadRecord*> records_;
   LiveThread* current_ = nullptr;

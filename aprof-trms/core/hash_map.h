@@ -25,6 +25,12 @@ class HashMap {
 
   size_t size() const { return size_; }
 
+  void Clear() {
+    PlatformFree(slots_);
+    slots_ = nullptr;
+    capacity_ = size_ = 0;
+  }
+
   // Returns the value for key, inserting a zero-initialised one if absent.
   Value& FindOrInsert(const Key& key) {
     if ((size_ + 1) * 4 > capacity_ * 3) Rehash(capacity_ ? capacity_ * 2 : 64);

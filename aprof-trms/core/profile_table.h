@@ -6,6 +6,7 @@
 #define APROF_CORE_PROFILE_TABLE_H
 
 #include "hash_map.h"
+#include "input_sources.h"
 #include "internal_vector.h"
 #include "shadow_stack.h"
 #include "types.h"
@@ -84,11 +85,19 @@ class ThreadProfile {
   // Indexed by RoutineId; routines never called in this thread have calls 0.
   const InternalVector<RoutineTotals>& routines() const { return routines_; }
 
+  // --input-sources: one more induced read by `consumer` of a cell whose
+  // latest write was `writer`'s.
+  void CountInducedRead(RoutineId consumer, WriterTag writer) {
+    ++sources_.FindOrInsert({consumer, writer});
+  }
+  const SourceCounts& sources() const { return sources_; }
+
  private:
   RoutineTotals& TotalsOf(RoutineId routine);
 
   InputSizeTable tables_[kInputMetricCount];
   InternalVector<RoutineTotals> routines_;
+  SourceCounts sources_;
 };
 
 }  // namespace aprof

@@ -1,4 +1,4 @@
-"""Reader of aprof-trms reports (format version 1, docs/report-format.md).
+"""Reader of aprof-trms reports (format versions 1 and 2, docs/report-format.md).
 
 Python 3 standard library only. Every analysis script reads reports through
 this module:
@@ -27,14 +27,17 @@ from typing import Dict, List, Optional, Tuple, Union
 
 __all__ = [
     "FORMAT_VERSION", "MAGIC", "METRICS", "ReportError",
-    "Header", "Thread", "Routine", "Totals", "CostTuple", "Report",
+    "Header", "Thread", "Routine", "Totals", "CostTuple", "ThreadSource", "KernelSource",
+    "Report", "SUPPORTED_VERSIONS",
     "load", "loads", "unescape", "escape",
     "routines_named", "routine_named", "activations", "totals", "tuples",
     "consistency_problems",
 ]
 
 MAGIC = "aprof-trms-report"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+# Version 2 added the optional input-sources records (--input-sources=yes).
+SUPPORTED_VERSIONS = (1, 2)
 METRICS = ("trms", "rms")
 COST_METRICS = ("bb", "instructions")
 RESOLUTIONS = (1, 2, 4, 8, 16)
@@ -69,6 +72,9 @@ class Header:
     syscall_input: str     # "all" or "io"
     # False for --trms=no: only RMS was computed and every TRMS equals it.
     trms_tracking: bool = True
+    # True for --input-sources=yes: the report has thread-source and
+    # kernel-source records.
+    input_sources: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,6 +118,27 @@ class CostTuple:
     sum_external: int
 
 
+@dataclasses.dataclass(frozen=True)
+class ThreadSource:
+    """Induced reads made by one routine's own code (not its callees) in one
+    thread, of cells whose latest write was made by another thread's routine."""
+    thread: int                     # consumer thread serial
+    routine: Optional[int]          # consumer routine id; None: outside every routine
+    producer_thread: int            # thread serial; 0: a thread of the parent, before fork()
+    producer_routine: Optional[int]  # None: the producer was outside every routine
+    reads: int
+
+
+@dataclasses.dataclass(frozen=True)
+class KernelSource:
+    """Induced reads made by one routine's own code in one thread, of cells
+    whose latest write was made by the kernel for a system call."""
+    thread: int
+    routine: Optional[int]
+    syscall: str                    # "read", "syscall-<number>" or "unknown"
+    reads: int
+
+
 @dataclasses.dataclass
 class Report:
     path: str
@@ -121,6 +148,12 @@ class Report:
     totals: Dict[Tuple[int, int], Totals]           # by (thread, routine)
     trms: Dict[Tuple[int, int, int], CostTuple]     # by (thread, routine, size)
     rms: Dict[Tuple[int, int, int], CostTuple]
+    # By (thread, routine, producer thread, producer routine) and by
+    # (thread, routine, syscall); empty unless header.input_sources.
+    thread_sources: Dict[Tuple[int, Optional[int], int, Optional[int]], ThreadSource] = \
+        dataclasses.field(default_factory=dict)
+    kernel_sources: Dict[Tuple[int, Optional[int], str], KernelSource] = \
+        dataclasses.field(default_factory=dict)
 
     def metric(self, name: str) -> Dict[Tuple[int, int, int], CostTuple]:
         if name not in METRICS:
@@ -174,12 +207,16 @@ _TAGS = {
     MAGIC: (1, 0),
     "tool": (3, 1), "command": (None, 2), "pid": (2, 3), "cost-metric": (1, 4),
     "memory-resolution": (1, 5), "syscall-input": (1, 6), "trms-tracking": (1, 7),
-    "thread": (3, 8), "routine": (5, 9), "totals": (5, 10),
-    "trms": (11, 11), "rms": (11, 12), "end": (1, 13),
+    "input-sources": (1, 8),
+    "thread": (3, 9), "routine": (5, 10), "totals": (5, 11),
+    "trms": (11, 12), "rms": (11, 13),
+    "thread-source": (5, 14), "kernel-source": (4, 15), "end": (1, 16),
 }
-_LAST_HEADER_RANK = 7
+_LAST_HEADER_RANK = 8
 # Header records that may be absent (written only when not the default).
-_OPTIONAL_TAGS = ("trms-tracking",)
+_OPTIONAL_TAGS = ("trms-tracking", "input-sources")
+# Records that need the `input-sources yes` header record.
+_SOURCE_TAGS = ("thread-source", "kernel-source")
 _TUPLE_FIELDS = ("thread", "routine", "size", "calls", "min_cost", "max_cost",
                  "sum_cost", "sum_sq_cost", "sum_self_cost",
                  "sum_thread_induced", "sum_external")
@@ -195,7 +232,9 @@ class _Parser:
         self.routine_keys: Dict[Tuple[str, int], int] = {}
         self.totals: Dict[Tuple[int, int], Totals] = {}
         self.metrics: Dict[str, Dict[Tuple[int, int, int], CostTuple]] = {"trms": {}, "rms": {}}
-        self.last_tuple_key: Optional[Tuple[int, int, int]] = None
+        self.thread_sources: Dict[tuple, ThreadSource] = {}
+        self.kernel_sources: Dict[tuple, KernelSource] = {}
+        self.last_tuple_key: Optional[tuple] = None
         self.last_tuple_tag = ""
         self.rank = -1
         self.last_tag = ""
@@ -259,9 +298,9 @@ class _Parser:
     # --- header -------------------------------------------------------------
     def rec_aprof_trms_report(self, tag, args):
         version = self.int_field(tag, "format version", args[0])
-        if version != FORMAT_VERSION:
-            raise self.error(f"unsupported report format version {version} "
-                             f"(this reader supports {FORMAT_VERSION})")
+        if version not in SUPPORTED_VERSIONS:
+            raise self.error(f"unsupported report format version {version} (this reader "
+                             f"supports {', '.join(map(str, SUPPORTED_VERSIONS))})")
         self.header["version"] = version
 
     def rec_tool(self, tag, args):
@@ -296,6 +335,11 @@ class _Parser:
         if args[0] not in ("yes", "no"):
             raise self.error(f"'{tag}' record: expected yes or no, found {args[0]!r}")
         self.header["trms_tracking"] = args[0] == "yes"
+
+    def rec_input_sources(self, tag, args):
+        if args[0] != "yes":
+            raise self.error(f"'{tag}' record: expected yes, found {args[0]!r}")
+        self.header["input_sources"] = True
 
     # --- body ---------------------------------------------------------------
     def rec_thread(self, tag, args):
@@ -350,6 +394,55 @@ class _Parser:
 
     rec_rms = rec_trms
 
+    # --- input sources --------------------------------------------------------
+    def optional_routine(self, tag: str, what: str, text: str) -> Optional[int]:
+        """A routine id field, or '-' (None): outside every routine."""
+        if text == "-":
+            return None
+        ident = self.int_field(tag, what, text)
+        self.routine_ref(tag, ident)
+        return ident
+
+    def source_key_in_order(self, tag: str, key: tuple, allow_equal: bool = False) -> None:
+        """Records sorted by key (strictly unless allow_equal), '-' after every
+        routine id."""
+        if not self.header.get("input_sources"):
+            raise self.error(f"'{tag}' record in a report without the 'input-sources' record")
+        sortable = tuple((1 << 64) if k is None else k for k in key)
+        if self.last_tuple_tag != tag:
+            self.last_tuple_key = None
+            self.last_tuple_tag = tag
+        last = self.last_tuple_key
+        if last is not None and (sortable < last or (sortable == last and not allow_equal)):
+            what = "duplicate" if sortable == self.last_tuple_key else "not sorted:"
+            raise self.error(f"'{tag}' record {what} {key}")
+        self.last_tuple_key = sortable
+
+    def rec_thread_source(self, tag, args):
+        thread = self.int_field(tag, "thread", args[0])
+        self.thread_ref(tag, thread)
+        routine = self.optional_routine(tag, "routine", args[1])
+        producer = self.int_field(tag, "producer thread", args[2])
+        if producer != 0:
+            self.thread_ref(tag, producer)
+        producer_routine = self.optional_routine(tag, "producer routine", args[3])
+        reads = self.int_field(tag, "reads", args[4])
+        key = (thread, routine, producer, producer_routine)
+        self.source_key_in_order(tag, key)
+        self.thread_sources[key] = ThreadSource(*key, reads)
+
+    def rec_kernel_source(self, tag, args):
+        thread = self.int_field(tag, "thread", args[0])
+        self.thread_ref(tag, thread)
+        routine = self.optional_routine(tag, "routine", args[1])
+        syscall = self.text_field(tag, "system call", args[2])
+        reads = self.int_field(tag, "reads", args[3])
+        key = (thread, routine, syscall)
+        if key in self.kernel_sources:
+            raise self.error(f"'{tag}' record duplicate {key}")
+        self.source_key_in_order(tag, (thread, routine), allow_equal=True)
+        self.kernel_sources[key] = KernelSource(*key, reads)
+
     def rec_end(self, tag, args):
         n = self.int_field(tag, "record count", args[0])
         if n != self.lineno - 1:
@@ -366,9 +459,10 @@ class _Parser:
         header = Header(h["version"], h["tool"], h["tool_version"], h["valgrind_version"],
                         h["command"], h["pid"], h["ppid"], h["cost_metric"],
                         h["memory_resolution"], h["syscall_input"],
-                        h.get("trms_tracking", True))
+                        h.get("trms_tracking", True), h.get("input_sources", False))
         return Report(self.path, header, self.threads, self.routines, self.totals,
-                      self.metrics["trms"], self.metrics["rms"])
+                      self.metrics["trms"], self.metrics["rms"],
+                      self.thread_sources, self.kernel_sources)
 
 
 def loads(data: Union[str, bytes], path: str = "<string>") -> Report:
@@ -556,6 +650,9 @@ def consistency_problems(report: Report) -> List[str]:
         if s > report.threads[th].total_cost:
             bad(f"thread {th}: self costs sum to {s} > thread total cost {report.threads[th].total_cost}")
     with_totals = {rid for (_, rid) in report.totals}
+    with_totals.update(s.routine for s in report.thread_sources.values())
+    with_totals.update(s.producer_routine for s in report.thread_sources.values())
+    with_totals.update(s.routine for s in report.kernel_sources.values())
     for rid in report.routines:
         if rid not in with_totals:
             bad(f"routine {rid} ({report.routines[rid].name}) has no activation")
