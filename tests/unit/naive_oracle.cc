@@ -25,12 +25,19 @@ void NaiveOracle::Read(Thread& t, uint64_t cell) {
     a.accessed.insert(cell);
     a.ever_accessed.insert(cell);
   }
+  if (induced) {
+    const RoutineId consumer = t.stack.empty() ? kNoRoutine : t.stack.back().routine;
+    const bool kernel = c.last_writer == kKernel;
+    ++sources_[{t.serial, consumer, kernel, kernel ? 0 : static_cast<uint32_t>(c.last_writer),
+                c.writer_routine_or_syscall}];
+  }
   c.accessed_since_write.insert(t.serial);
 }
 
 void NaiveOracle::Write(Thread& t, uint64_t cell) {
   Cell& c = cells_[cell];
   c.last_writer = t.serial;
+  c.writer_routine_or_syscall = t.stack.empty() ? kNoRoutine : t.stack.back().routine;
   c.accessed_since_write = {t.serial};
   for (auto& [tid, other] : live_) {
     for (Activation& a : other.stack) {
@@ -44,9 +51,10 @@ void NaiveOracle::Write(Thread& t, uint64_t cell) {
   }
 }
 
-void NaiveOracle::KernelWrite(uint64_t cell) {
+void NaiveOracle::KernelWrite(uint64_t cell, uint32_t syscall) {
   Cell& c = cells_[cell];
   c.last_writer = kKernel;
+  c.writer_routine_or_syscall = syscall;
   c.accessed_since_write.clear();
   for (auto& [tid, thread] : live_)
     for (Activation& a : thread.stack) a.accessed.erase(cell);
@@ -102,7 +110,7 @@ std::vector<ObservedActivation> NaiveOracle::Run(const Trace& trace) {
         for (uint64_t cell : Cells(e.address, e.size)) Write(*current, cell);
         break;
       case EventKind::kKernelWrite:
-        for (uint64_t cell : Cells(e.address, e.size)) KernelWrite(cell);
+        for (uint64_t cell : Cells(e.address, e.size)) KernelWrite(cell, e.value);
         break;
     }
   }

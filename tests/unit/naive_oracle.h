@@ -24,6 +24,10 @@ class NaiveOracle {
   // activations in completion order.
   std::vector<ObservedActivation> Run(const Trace& trace);
 
+  // Induced reads by consumer and writer, after Run() (what the engine
+  // counts with track_sources).
+  const SourceCounts& sources() const { return sources_; }
+
   // False if the oracle saw a state its own definitions rule out.
   bool consistent() const { return consistent_; }
 
@@ -44,13 +48,14 @@ class NaiveOracle {
   static constexpr int64_t kNobody = -1, kKernel = -2;
   struct Cell {
     int64_t last_writer = kNobody;  // a thread serial, kNobody or kKernel
+    uint32_t writer_routine_or_syscall = 0;  // of the last writer
     std::set<uint32_t> accessed_since_write;
   };
 
   std::vector<uint64_t> Cells(uint64_t address, uint64_t size) const;
   void Read(Thread& t, uint64_t cell);
   void Write(Thread& t, uint64_t cell);
-  void KernelWrite(uint64_t cell);
+  void KernelWrite(uint64_t cell, uint32_t syscall);
   void Complete(Thread& t);
 
   const unsigned shift_;
@@ -58,6 +63,7 @@ class NaiveOracle {
   std::map<uint32_t, Thread> live_;  // by host thread id
   std::map<uint64_t, Cell> cells_;
   std::vector<ObservedActivation> completed_;
+  SourceCounts sources_;
   bool consistent_ = true;
 };
 

@@ -1,6 +1,7 @@
 #include "trace.h"
 
 #include <sstream>
+#include <tuple>
 
 namespace aprof::testing {
 
@@ -51,6 +52,39 @@ std::string ToString(const ObservedActivation& a) {
   return out.str();
 }
 
+bool SourceCount::operator<(const SourceCount& o) const {
+  return std::tie(thread, consumer, kernel, writer_thread, writer_routine_or_syscall) <
+         std::tie(o.thread, o.consumer, o.kernel, o.writer_thread, o.writer_routine_or_syscall);
+}
+
+void PrintTo(const SourceCount& k, std::ostream* out) {
+  *out << "thread " << k.thread << " routine "
+       << (k.consumer == kNoRoutine ? int64_t{-1} : int64_t{k.consumer}) << " <- "
+       << (k.kernel ? "syscall " : "thread ") << k.writer_thread << "/"
+       << k.writer_routine_or_syscall;
+}
+
+std::string ToString(const SourceCounts& counts) {
+  std::ostringstream out;
+  for (const auto& [k, reads] : counts) {
+    PrintTo(k, &out);
+    out << ": " << reads << "\n";
+  }
+  return out.str();
+}
+
+SourceCounts EngineSources(const Engine& engine) {
+  SourceCounts counts;
+  for (size_t i = 0; i < engine.thread_record_count(); ++i) {
+    const ThreadRecord& thread = engine.thread_record(i);
+    thread.profile.sources().ForEach([&](const SourceKey& key, uint64_t reads) {
+      const Writer& w = engine.writers()->writer(key.writer);
+      counts[{thread.serial, key.consumer, w.kernel, w.thread, w.routine_or_syscall}] += reads;
+    });
+  }
+  return counts;
+}
+
 std::vector<ObservedActivation> RunEngine(Engine& engine, const Trace& trace) {
   std::vector<ObservedActivation> seen;
   engine.set_activation_observer(Observe, &seen);
@@ -63,9 +97,14 @@ std::vector<ObservedActivation> RunEngine(Engine& engine, const Trace& trace) {
       case EventKind::kReturn: engine.Return(); break;
       case EventKind::kCost: engine.AddCost(e.value); break;
       case EventKind::kRead: engine.Read(e.address, e.size); break;
-      case EventKind::kWrite: engine.Write(e.address, e.size); break;
+      case EventKind::kWrite:
+        if (engine.options().track_sources)
+          engine.WriteTagged(e.address, e.size);
+        else
+          engine.Write(e.address, e.size);
+        break;
       case EventKind::kKernelRead: engine.KernelRead(e.address, e.size); break;
-      case EventKind::kKernelWrite: engine.KernelWrite(e.address, e.size); break;
+      case EventKind::kKernelWrite: engine.KernelWrite(e.address, e.size, e.value); break;
     }
   }
   engine.ExitAllThreads();
@@ -88,6 +127,7 @@ Trace RandomTrace(std::mt19937_64& rng, const TraceShape& shape) {
     static const uint64_t sizes[] = {1, 2, 4, 4, 4, 8, 8, 16};
     e.size = sizes[pick(8)];
     if (kind == EventKind::kKernelWrite || kind == EventKind::kKernelRead) e.size = 1 + pick(24);
+    if (kind == EventKind::kKernelWrite) e.value = static_cast<uint32_t>(pick(3));  // system call
     return e;
   };
 

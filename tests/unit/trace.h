@@ -5,6 +5,7 @@
 #define APROF_TESTS_UNIT_TRACE_H
 
 #include <cstdint>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -28,7 +29,7 @@ enum class EventKind {
 
 struct Event {
   EventKind kind;
-  uint32_t value = 0;  // thread id, routine id or cost, depending on kind
+  uint32_t value = 0;  // thread id, routine id, cost or system call, by kind
   uint64_t address = 0;
   uint64_t size = 0;
 };
@@ -47,8 +48,8 @@ inline Event Write(uint64_t address, uint64_t size = 4) { return {EventKind::kWr
 inline Event KernelRead(uint64_t address, uint64_t size = 4) {
   return {EventKind::kKernelRead, 0, address, size};
 }
-inline Event KernelWrite(uint64_t address, uint64_t size = 4) {
-  return {EventKind::kKernelWrite, 0, address, size};
+inline Event KernelWrite(uint64_t address, uint64_t size = 4, uint32_t syscall = 0) {
+  return {EventKind::kKernelWrite, syscall, address, size};
 }
 
 std::string ToString(const Event& e);
@@ -62,8 +63,27 @@ struct ObservedActivation {
 };
 std::string ToString(const ObservedActivation& a);
 
+// Induced reads of one consumer (thread serial, routine or kNoRoutine) from
+// one writer (input_sources.h), as counted by the engine or the oracle.
+struct SourceCount {
+  uint32_t thread;
+  RoutineId consumer;
+  bool kernel;
+  uint32_t writer_thread;
+  uint32_t writer_routine_or_syscall;
+  bool operator<(const SourceCount& o) const;
+  bool operator==(const SourceCount& o) const { return !(*this < o) && !(o < *this); }
+};
+using SourceCounts = std::map<SourceCount, uint64_t>;
+std::string ToString(const SourceCounts& counts);
+void PrintTo(const SourceCount& count, std::ostream* out);  // for gtest messages
+
+// The engine's source counts of every thread record (track_sources).
+SourceCounts EngineSources(const Engine& engine);
+
 // Applies a trace to an engine (ending with ExitAllThreads) and returns the
-// completed activations in completion order.
+// completed activations in completion order. Writes go through
+// WriteTagged() when the engine tracks sources.
 std::vector<ObservedActivation> RunEngine(Engine& engine, const Trace& trace);
 
 struct TraceShape {
