@@ -502,10 +502,15 @@ class Tool:
     prefix: Callable[[str], List[str]]
 
 
-TOOL_NAMES = ["native", "none", "memcheck", "callgrind", "helgrind", "aprof-trms", "aprof-rms"]
-# aprof-rms is left out: a second run as long as aprof-trms's, for a figure
-# only wanted when studying the cost of the TRMS tracking.
-DEFAULT_TOOLS = [t for t in TOOL_NAMES if t != "aprof-rms"]
+TOOL_NAMES = ["native", "none", "memcheck", "callgrind", "helgrind", "aprof-trms", "aprof-rms",
+              "aprof-sources"]
+# aprof-rms and aprof-sources (--input-sources=yes) are left out: runs as long
+# as aprof-trms's, for figures only wanted when studying the cost of the TRMS
+# tracking or of the input sources.
+DEFAULT_TOOLS = [t for t in TOOL_NAMES if t not in ("aprof-rms", "aprof-sources")]
+# Options of the aprof-trms variants over the default run.
+APROF_VARIANT_OPTIONS = {"aprof-trms": [], "aprof-rms": ["--trms=no"],
+                         "aprof-sources": ["--input-sources=yes"]}
 NATIVE = Tool("native", lambda d: [])
 
 
@@ -539,11 +544,11 @@ def make_tools(names: List[str], build_dir: str, valgrind: str) -> List[Tool]:
             tools.append(Tool(name, lambda d: [
                 valgrind, "--tool=callgrind", "-q",
                 "--callgrind-out-file=" + os.path.join(d, "callgrind.out.%p")]))
-        elif name in ("aprof-trms", "aprof-rms"):
+        elif name in APROF_VARIANT_OPTIONS:
             if not launcher:
                 launcher = aprof_launcher(build_dir, valgrind)
                 print("aprof-trms launcher: %s" % " ".join(launcher), file=sys.stderr)
-            options = ["--trms=no"] if name == "aprof-rms" else []
+            options = APROF_VARIANT_OPTIONS[name]
             tools.append(Tool(name, lambda d, l=launcher, o=options: l + o + [
                 "-q", "--aprof-out-file=" + os.path.join(d, "aprof-trms.out.%p")]))
         else:
