@@ -25,6 +25,7 @@ import os
 from typing import Dict, Iterable, List, Sequence, Tuple
 
 from . import report as aprof_report
+from . import sources as aprof_sources
 
 __all__ = ["ProfileError", "Point", "RoutineProfile", "Profile", "merge", "report_files",
            "load_profile"]
@@ -111,6 +112,9 @@ class Profile:
     trms_tracking: bool  # False: RMS only (--trms=no), every TRMS equals the RMS
     total_cost: int  # over all threads of all reports
     routines: Dict[RoutineKey, RoutineProfile]
+    # --input-sources=yes reports: each routine's own induced reads by
+    # producer (aprof_trms.sources; empty otherwise).
+    sources: aprof_sources.SourceCounts = dataclasses.field(default_factory=dict)
 
     def find(self, pattern: str) -> List[RoutineProfile]:
         """Routines whose demangled or mangled name matches the glob pattern
@@ -158,6 +162,7 @@ def merge(reports: Sequence[aprof_report.Report]) -> Profile:
                 f"{rep.path}: settings ({_settings_text(h)}) differ from {reports[0].path} "
                 f"({_settings_text(first)}): reports of different settings cannot be merged")
     routines: Dict[RoutineKey, RoutineProfile] = {}
+    sources: aprof_sources.SourceCounts = {}
     total_cost = 0
     for rep in reports:
         total_cost += sum(t.total_cost for t in rep.threads.values())
@@ -175,9 +180,10 @@ def merge(reports: Sequence[aprof_report.Report]) -> Profile:
             for (_, rid, size), t in rep.metric(metric).items():
                 pts = routines[keys[rid]].points(metric)
                 pts.setdefault(size, Point(size)).add(t)
+        aprof_sources.add_report(sources, rep, keys)
     return Profile([rep.path for rep in reports], [rep.header.command for rep in reports],
                    first.cost_metric, first.memory_resolution, first.trms_tracking,
-                   total_cost, routines)
+                   total_cost, routines, sources)
 
 
 def report_files(paths: Iterable[str]) -> List[str]:
