@@ -1,0 +1,124 @@
+"""Input sources in reports (--input-sources=yes): the reader's thread-source
+and kernel-source records, and scripts/aprof_trms/sources.py (top producers,
+the producers command and its graph)."""
+import os
+import re
+import sys
+
+import pytest
+
+SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
+sys.path.insert(0, os.path.normpath(SCRIPTS))
+from aprof_trms import profile as ap  # noqa: E402
+from aprof_trms import report as ar  # noqa: E402
+from aprof_trms import sources  # noqa: E402
+
+DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "report-format.md")
+
+
+def sources_example():
+    """The input-sources example of docs/report-format.md."""
+    with open(DOC, encoding="utf-8") as f:
+        text = f.read()
+    return re.search(r"## Example with input sources.*?```\n(.*?)```", text, re.S).group(1)
+
+
+def with_lines(text, replace=None, insert_before_end=()):
+    """The example with line i replaced (replace = (i, line)) or lines added
+    before `end`, and a corrected end count."""
+    lines = text.splitlines()[:-1]  # without end
+    if replace:
+        lines[replace[0]] = replace[1]
+    lines += list(insert_before_end)
+    lines.append(f"end\t{len(lines)}")
+    return "".join(line + "\n" for line in lines)
+
+
+def test_docs_example_parses():
+    r = ar.loads(sources_example())
+    assert r.header.version == 2 and r.header.input_sources
+    assert r.thread_sources == {
+        (2, 7, 1, 3): ar.ThreadSource(2, 7, 1, 3, 200),
+        (2, 7, 1, None): ar.ThreadSource(2, 7, 1, None, 2),
+    }
+    assert r.kernel_sources == {(1, 3, "read"): ar.KernelSource(1, 3, "read", 16)}
+    assert ar.consistency_problems(r) == []
+
+
+def test_version_1_reports_have_no_sources():
+    text = sources_example()
+    lines = [l for l in text.splitlines() if not l.startswith(("thread-source", "kernel-source",
+                                                                "input-sources", "end"))]
+    lines[0] = "aprof-trms-report\t1"
+    lines.append(f"end\t{len(lines)}")
+    r = ar.loads("".join(l + "\n" for l in lines))
+    assert r.header.version == 1 and not r.header.input_sources
+    assert r.thread_sources == {} and r.kernel_sources == {}
+
+
+def line_of(text, prefix):
+    return next(i for i, l in enumerate(text.splitlines()) if l.startswith(prefix))
+
+
+@pytest.mark.parametrize("old_prefix, new_line, pattern", [
+    ("thread-source\t2\t7\t1\t3", "thread-source\t2\t7\t1\t9\t200", "undefined routine 9"),
+    ("thread-source\t2\t7\t1\t3", "thread-source\t2\t7\t5\t3\t200", "undefined thread 5"),
+    ("thread-source\t2\t7\t1\t-", "thread-source\t2\t7\t1\t3\t2", "duplicate"),
+    ("kernel-source", "kernel-source\t1\tx\tread\t16", "routine is not an unsigned"),
+    ("input-sources", "input-sources\tno", "expected yes"),
+])
+def test_bad_source_records(old_prefix, new_line, pattern):
+    text = sources_example()
+    i = line_of(text, old_prefix)
+    with pytest.raises(ar.ReportError) as info:
+        ar.loads(with_lines(text, replace=(i, new_line)), "bad.txt")
+    assert info.value.line == i + 1 and re.search(pattern, info.value.message), str(info.value)
+
+
+def test_source_records_need_the_header_record():
+    text = sources_example()
+    lines = [l for l in text.splitlines() if not l.startswith("input-sources")]
+    with pytest.raises(ar.ReportError, match="without the 'input-sources' record"):
+        ar.loads(with_lines("\n".join(lines) + "\n"))
+
+
+def test_top_producers_merge_threads_and_reports(tmp_path):
+    text = sources_example()
+    paths = []
+    for i in (1, 2):
+        p = tmp_path / f"aprof-trms.out.{i}"
+        p.write_text(text)
+        paths.append(str(p))
+    prof = ap.load_profile(paths)
+    consumer = next(k for k, r in prof.routines.items() if r.name == "consume_data")
+    top = sources.top_producers(prof, consumer, 5)
+    assert [(p.label, n) for p, n in top] == [("produce_data", 400),
+                                              ("(outside every routine)", 4)]
+    assert sources.top_producers(prof, consumer, 1)[0][1] == 400
+    reader = next(k for k, r in prof.routines.items() if r.name == "produce_data")
+    assert [(p.label, n) for p, n in sources.top_producers(prof, reader, 5)] == [("syscall read", 32)]
+    text_out = sources.summary_text(prof, consumers=10, top=5)
+    assert text_out.splitlines()[0] == "consume_data: 404 induced reads by its own code"
+
+
+def test_producers_command_and_graph(tmp_path, capsys):
+    p = tmp_path / "aprof-trms.out.1"
+    p.write_text(sources_example())
+    graph = tmp_path / "graph.png"
+    assert sources.main(["--graph", str(graph), str(p)]) == 0
+    out = capsys.readouterr().out
+    assert "99.01%" in out and "produce_data" in out and str(graph) in out
+    assert graph.stat().st_size > 1000
+    edges = sources.graph_edges(ar.load(str(p)), 10)
+    assert edges[0] == (("thread", 1, "produce_data"), ("thread", 2, "consume_data"), 200)
+
+
+def test_producers_command_refuses_reports_without_sources(tmp_path):
+    from aprof_trms import cli
+    text = sources_example()
+    lines = [l for l in text.splitlines() if not l.startswith(("thread-source", "kernel-source",
+                                                                "input-sources", "end"))]
+    lines.append(f"end\t{len(lines)}")
+    p = tmp_path / "aprof-trms.out.1"
+    p.write_text("".join(l + "\n" for l in lines))
+    assert cli.run(sources.main, [str(p)]) == cli.EXIT_ERROR
