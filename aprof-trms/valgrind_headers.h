@@ -30,12 +30,14 @@ extern "C" {
 #include "pub_tool_xarray.h"
 
 // Core functions without a tool header (declared in Valgrind's
-// pub_core_debuginfo.h, pub_core_demangle.h and pub_core_libcfile.h,
-// exported by libcoregrind).
+// pub_core_debuginfo.h, pub_core_demangle.h, pub_core_libcfile.h and
+// pub_core_syscall.h, exported by libcoregrind).
 Bool VG_(get_fnname_raw)(DiEpoch ep, Addr a, const HChar** buf);
 void VG_(demangle)(Bool do_cxx_demangling, Bool do_z_demangling, const HChar* orig,
                    const HChar** result);
 const HChar* VG_(strerror)(UWord errnum);
+SysRes VG_(do_syscall)(UWord sysno, RegWord, RegWord, RegWord, RegWord, RegWord, RegWord, RegWord,
+                       RegWord);
 }
 
 #endif  // APROF_VALGRIND_HEADERS_H
