@@ -10,6 +10,9 @@ namespace aprof {
 namespace {
 
 const HChar kCostCentre[] = "aprof.report";
+// docs/report-format.md; 2: routine records give the object address and the
+// source file and line.
+constexpr u64 kReportFormatVersion = 2;
 
 // Linux errno values that vki-linux.h lacks (asm-generic/errno.h).
 constexpr UWord kENAMETOOLONG = 36;
@@ -154,7 +157,7 @@ void WriteTuples(RecordWriter& out, const ThreadRecord& thread, InputMetric metr
 
 void WriteRecords(RecordWriter& out, const ReportContext& c) {
   const Engine& engine = *c.engine;
-  out.Tag("aprof-trms-report").Number(1).End();
+  out.Tag("aprof-trms-report").Number(kReportFormatVersion).End();
   out.Tag("tool").Text("aprof-trms").Text(c.tool_version).Text(c.valgrind_version).End();
 
   out.Tag("command").Text(VG_(args_the_exename) ? VG_(args_the_exename) : "???");
@@ -166,7 +169,7 @@ void WriteRecords(RecordWriter& out, const ReportContext& c) {
   out.Tag("cost-metric").Text(CostMetricName(c.options->cost_metric)).End();
   out.Tag("memory-resolution").Number(c.options->memory_resolution).End();
   out.Tag("syscall-input").Text(SyscallInputName(c.options->syscall_input)).End();
-  // Optional record, written only when not the default (format version 1).
+  // Optional record, written only when not the default (since format version 1).
   if (!c.options->track_trms) out.Tag("trms-tracking").Text("no").End();
 
   for (size_t i = 0; i < engine.thread_record_count(); ++i) {
@@ -183,7 +186,8 @@ void WriteRecords(RecordWriter& out, const ReportContext& c) {
     }
     if (!recorded) continue;
     const RoutineInfo& r = c.routines->info(id);
-    out.Tag("routine").Number(id).Address(r.entry).Text(r.object).Text(r.name).Text(r.mangled).End();
+    out.Tag("routine").Number(id).Address(r.entry).Text(r.object).Text(r.name).Text(r.mangled);
+    out.Address(r.object_address).Text(r.file).Number(r.line).End();
   }
 
   for (size_t i = 0; i < engine.thread_record_count(); ++i) {
