@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "instrument.h"
 
+#include "object_lookup.h"
 #include "options.h"
 #include "runtime_hooks.h"
 
@@ -29,13 +30,12 @@ class SuperblockInstrumenter {
     info_ = static_cast<SuperblockInfo*>(VG_(calloc)("aprof.superblocks", 1, bytes));
     info_->address = address;
     epoch_ = VG_(current_DiEpoch)();
-    const DebugInfo* object = VG_(find_DebugInfo)(epoch_, address);
-    info_->object = object;
+    info_->object = VG_(find_DebugInfo)(epoch_, address);
     const HChar* ignored;
     info_->section = VG_(DebugInfo_sect_kind)(&ignored, address);
     info_->is_function_entry = VG_(get_fnname_if_entry)(epoch_, address, &ignored);
-    info_->is_plt_stub =
-        info_->section == Vg_SectPLT || LooksLikePltStub(in, epoch_, address, object);
+    info_->is_plt_stub = info_->section == Vg_SectPLT ||
+                         LooksLikePltStub(in, epoch_, address, ObjectDebugInfo(epoch_, address));
   }
 
   // Stubs in .plt.got and .plt.sec, which Valgrind does not classify as

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "routine_table.h"
 
+#include "object_lookup.h"
 #include "options.h"
 #include "valgrind_headers.h"
 
@@ -83,7 +84,7 @@ RoutineInfo RoutineTable::Describe(uptr entry) const {
 
   const HChar* object = nullptr;
   info.object = CopyString(VG_(get_objname)(epoch, entry, &object) ? object : "???");
-  const DebugInfo* debug_info = VG_(find_DebugInfo)(epoch, entry);
+  const DebugInfo* debug_info = ObjectDebugInfo(epoch, entry);
   info.object_address =
       debug_info ? entry - static_cast<uptr>(VG_(DebugInfo_get_text_bias)(debug_info)) : entry;
   DescribeSource(epoch, entry, info);

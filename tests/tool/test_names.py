@@ -35,6 +35,25 @@ def source_lines(path, pattern):
     return range(starts[0] + 1, end + 2)
 
 
+def plt_sections(path):
+    """{section name: range of addresses} of the .plt* sections of an ELF file."""
+    out = subprocess.run(["objdump", "-h", path], capture_output=True, text=True,
+                         check=True).stdout
+    return {m.group(1): range(int(m.group(3), 16), int(m.group(3), 16) + int(m.group(2), 16))
+            for m in re.finditer(r"^\s*\d+ (\.plt\S*)\s+([0-9a-f]+)\s+([0-9a-f]+)", out, re.M)}
+
+
+def assert_no_routine_in_plt(report, prog):
+    """PLT stubs (.plt, and .plt.got, through which the program calls
+    __cxa_finalize at exit) only jump on: none is a routine."""
+    sections = plt_sections(prog)
+    assert ".plt.got" in sections, sections
+    stubs = [(rt.name, name) for rt in report.routines.values() if rt.object == prog
+             for name, addresses in sections.items() if rt.object_address in addresses]
+    assert stubs == [], stubs
+    assert ar.activations(report, routine(report, "__cxa_finalize", "libc.so.6")) >= 1
+
+
 PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
 
 
@@ -59,6 +78,7 @@ def test_source_file_and_line_of_routines(tmp_path):
     rt = routine(run_disp.report, "dispatch", disp)
     assert os.path.samefile(rt.file, os.path.join(PROGRAMS, "dispatch.cc")), rt
     assert [rt.line] == list(source_lines(rt.file, r"\bint dispatch\(int x")), rt
+    assert_no_routine_in_plt(r, prog)
     # Routines without line information (_start of crt1.o, ...) have none.
     for rt in r.routines.values():
         assert (rt.file == "???") == (rt.line == 0), rt
@@ -87,6 +107,7 @@ def test_stripped_dispatcher_named_by_object_address_and_counted(tmp_path):
     assert (rt.object, rt.mangled, rt.object_address, rt.file, rt.line) == \
         (stripped, name, address, "???", 0), rt
     assert ar.activations(r, rt) == N
+    assert_no_routine_in_plt(r, stripped)
     # callgrind names it by the same object address.
     calls = counts_by_basename(call_counts(cg_out))
     assert calls[(f"{address:#018x}", "dispatch-stripped")] == N
