@@ -74,6 +74,7 @@ bool ProcessCommandLineOption(const char* arg) {
   } else if (VG_BOOL_CLO(arg, "--collect-atstart", o.collect_at_start)) {
   } else if (VG_BOOL_CLO(arg, "--trms", o.track_trms)) {
   } else if (VG_STR_CLO(arg, "--overflow-threshold", value)) {
+    static_assert(kMaxTimestamp == 2147483647, "the message below names the bound");
     o.overflow_threshold = static_cast<Timestamp>(
         ParseNumber(arg, value, 64, kMaxTimestamp, "a number from 64 to 2147483647"));
   } else {

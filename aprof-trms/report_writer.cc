@@ -19,8 +19,9 @@ constexpr UWord kENAMETOOLONG = 36;
 constexpr UWord kEDQUOT = 122;
 
 // Permissions of the report: rw for everyone, less the umask Valgrind
-// started with (recorded by PrepareReport). The client may change its umask
-// while it runs; the report follows the user's setting, not the program's.
+// started with (set by PrepareReport, before the client runs). The client may
+// change its umask while it runs; the report follows the user's setting, not
+// the program's.
 UInt report_mode = 0644;
 
 // The system's reason for an error number. VG_(strerror) knows the common
@@ -42,7 +43,6 @@ class RecordWriter {
  public:
   explicit RecordWriter(Int fd) : fd_(fd) {}
 
-  bool ok() const { return error_ == 0; }
   // The errno of the first failed write (0 if none).
   UWord error() const { return error_; }
   u64 records() const { return records_; }
