@@ -92,7 +92,7 @@ Bool ProcessOption(const HChar* arg) { return ProcessCommandLineOption(arg) ? Tr
 
 void PostCommandLineInit() {
   const Options& options = TheOptions();
-  if (!CheckReportPathWritable()) VG_(exit)(1);
+  if (!PrepareReport()) VG_(exit)(1);
 
   EngineOptions engine_options;
   engine_options.resolution_shift = static_cast<unsigned>(__builtin_ctz(options.memory_resolution));
@@ -109,7 +109,7 @@ void Finish(Int) {
   g_tool.calls->ExitAllThreads();
   const ReportContext context{g_tool.engine, g_tool.routines, &TheOptions(), kToolVersion,
                               APROF_VALGRIND_VERSION};
-  WriteReport(context);
+  const bool written = WriteReport(context);
   if (VG_(clo_verbosity) > 1) {
     const EngineStatistics& stats = g_tool.engine->statistics();
     VG_(dmsg)("aprof-trms: %llu renumberings, %llu unmatched returns, %llu untracked bytes\n",
@@ -122,6 +122,8 @@ void Finish(Int) {
               static_cast<unsigned long long>(g_tool.engine->shadow_bytes()),
               g_tool.routines->size());
   }
+  // A lost report is a failed run, whatever the program's own status.
+  if (!written) VG_(exit)(1);
 }
 
 void PreCommandLineInit() {

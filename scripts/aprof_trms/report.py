@@ -1,4 +1,4 @@
-"""Reader of aprof-trms reports (format version 1, docs/report-format.md).
+"""Reader of aprof-trms reports (format versions 1 and 2, docs/report-format.md).
 
 Python 3 standard library only. Every analysis script reads reports through
 this module:
@@ -34,7 +34,9 @@ __all__ = [
 ]
 
 MAGIC = "aprof-trms-report"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+# Older versions this reader still reads, with their field counts that differ.
+_OLD_FIELD_COUNTS = {1: {"routine": 5}}
 METRICS = ("trms", "rms")
 COST_METRICS = ("bb", "instructions")
 RESOLUTIONS = (1, 2, 4, 8, 16)
@@ -83,8 +85,14 @@ class Routine:
     id: int
     address: int           # entry address
     object: str            # ELF object path, or "???"
-    name: str              # demangled name, or "0x..." without a symbol
+    name: str              # demangled name; without a symbol "0x...@OBJECT" (version 1: "0x...")
     mangled: str
+    # Since format version 2 (None in older reports): the entry as the object
+    # numbers it (nm, addr2line), and the source file ("???" if unknown) and
+    # line (0 if unknown) of the entry.
+    object_address: Optional[int] = None
+    file: Optional[str] = None
+    line: Optional[int] = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -174,7 +182,7 @@ _TAGS = {
     MAGIC: (1, 0),
     "tool": (3, 1), "command": (None, 2), "pid": (2, 3), "cost-metric": (1, 4),
     "memory-resolution": (1, 5), "syscall-input": (1, 6), "trms-tracking": (1, 7),
-    "thread": (3, 8), "routine": (5, 9), "totals": (5, 10),
+    "thread": (3, 8), "routine": (8, 9), "totals": (5, 10),
     "trms": (11, 11), "rms": (11, 12), "end": (1, 13),
 }
 _LAST_HEADER_RANK = 7
@@ -236,6 +244,7 @@ class _Parser:
         if tag not in _TAGS:
             raise self.error(f"unknown record tag {tag!r}")
         count, rank = _TAGS[tag]
+        count = _OLD_FIELD_COUNTS.get(self.header.get("version"), {}).get(tag, count)
         if count is None:
             if len(args) < 1:
                 raise self.error(f"'{tag}' record needs at least 1 field after the tag, has 0")
@@ -259,9 +268,9 @@ class _Parser:
     # --- header -------------------------------------------------------------
     def rec_aprof_trms_report(self, tag, args):
         version = self.int_field(tag, "format version", args[0])
-        if version != FORMAT_VERSION:
+        if version != FORMAT_VERSION and version not in _OLD_FIELD_COUNTS:
             raise self.error(f"unsupported report format version {version} "
-                             f"(this reader supports {FORMAT_VERSION})")
+                             f"(this reader supports {FORMAT_VERSION} and older)")
         self.header["version"] = version
 
     def rec_tool(self, tag, args):
@@ -315,12 +324,19 @@ class _Parser:
         obj = self.text_field(tag, "object", args[2])
         name = self.text_field(tag, "name", args[3])
         mangled = self.text_field(tag, "mangled name", args[4])
+        source = ()
+        if len(args) > 5:  # format version 2
+            if not _ADDRESS.match(args[5]):
+                raise self.error(f"'routine' record: object address is not 0x followed by "
+                                 f"lowercase hex digits: {args[5]!r}")
+            source = (int(args[5], 16), self.text_field(tag, "source file", args[6]),
+                      self.int_field(tag, "line", args[7]))
         if ident in self.routines:
             raise self.error(f"duplicate routine id {ident}")
         if (obj, address) in self.routine_keys:
             raise self.error(f"routine {ident} has the same object and entry address as "
                              f"routine {self.routine_keys[(obj, address)]}: {obj} {args[1]}")
-        self.routines[ident] = Routine(ident, address, obj, name, mangled)
+        self.routines[ident] = Routine(ident, address, obj, name, mangled, *source)
         self.routine_keys[(obj, address)] = ident
 
     def rec_totals(self, tag, args):
