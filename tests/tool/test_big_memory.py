@@ -8,6 +8,8 @@ peak: one chunk per 64 KiB of address space touched, for the thread and for
 the global write shadow, of 64 KiB * 4 / resolution bytes each. Each of these
 runs takes a few seconds and up to about 3.2 GB of memory.
 """
+import re
+
 import pytest
 
 import aprof_report as ar
@@ -28,6 +30,8 @@ def check_big_run(tmp_path, mib, stride, rounds, resolution=4):
     check_counts(run, r, {"write_cells": rounds, "read_cells": rounds + 1}, prog)
     cells = mib * MIB // stride
     assert f"cells {cells}" in run.stdout
+    addresses = re.findall(r"^round \d+ at (0x[0-9a-f]+)$", run.stdout, re.M)
+    assert len(addresses) == rounds and len(set(addresses)) == rounds, run.stdout
     # read_cells reads one int per cell and nothing else but its fixed part:
     # the small activation and every round's one differ by exactly that.
     read = routine(r, "read_cells", prog)
@@ -53,8 +57,8 @@ def test_one_gib_touched_on_every_page(tmp_path):
     check_big_run(tmp_path, 1024, 4096, 1)
 
 
-# Three rounds of map, touch, unmap: unmapped memory's shadow is given back
-# and reused, so the peak is that of one round, not three.
+# Three rounds of map, touch, unmap, each at new addresses: unmapped memory's
+# shadow is given back and reused, so the peak is that of one round, not three.
 @pytest.mark.parametrize("resolution", [4, 16])
 def test_four_gib_touched_sparsely_three_times(tmp_path, resolution):
     check_big_run(tmp_path, 4096, 64 * 1024, 3, resolution)

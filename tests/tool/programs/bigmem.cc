@@ -14,7 +14,11 @@
    N = MIB MiB / STRIDE, and the small one 16 + C: their difference is
    N - 16. Single-threaded, no system call inside the routines: no induced
    reads. Memory mapped again at the same address in a later round is new
-   memory, so every round's activation has the same input size.
+   memory, so every round's activation has the same input size. From the
+   second round on, an inaccessible mapping of the same size is made first:
+   it takes the place the previous round unmapped, so that every round
+   touches new addresses (printed as "round R at ADDRESS"), and shadow
+   memory not given back at munmap would add up round after round.
 
    Exact activation counts: write_cells ROUNDS, read_cells ROUNDS + 1. */
 #include <sys/mman.h>
@@ -31,9 +35,8 @@ extern "C" NOINLINE long read_cells(const int* base, long count, long stride_int
   return sum;
 }
 
-static int* map_anonymous(size_t bytes) {
-  void* p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                 -1, 0);
+static int* map_anonymous(size_t bytes, int prot) {
+  void* p = mmap(NULL, bytes, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) {
     perror("bigmem: mmap");
     exit(1);
@@ -53,10 +56,12 @@ int main(int argc, char** argv) {
   const size_t bytes = (size_t)mib << 20;
   const long count = (long)(bytes / stride), stride_ints = stride / (long)sizeof(int);
 
-  int* small = map_anonymous(16 * stride);
+  int* small = map_anonymous(16 * stride, PROT_READ | PROT_WRITE);
   if (read_cells(small, 16, stride_ints) != 0) return 1;
   for (long r = 0; r < rounds; r++) {
-    int* big = map_anonymous(bytes);
+    if (r > 0) map_anonymous(bytes, PROT_NONE);  // kept: a spacer, never touched
+    int* big = map_anonymous(bytes, PROT_READ | PROT_WRITE);
+    printf("round %ld at %p\n", r, (void*)big);
     write_cells(big, count, stride_ints);
     if (read_cells(big, count, stride_ints) != count * (count - 1) / 2) {
       fprintf(stderr, "bigmem: wrong sum in round %ld\n", r);
