@@ -171,6 +171,7 @@ void WriteRecords(RecordWriter& out, const ReportContext& c) {
   out.Tag("syscall-input").Text(SyscallInputName(c.options->syscall_input)).End();
   // Optional record, written only when not the default (since format version 1).
   if (!c.options->track_trms) out.Tag("trms-tracking").Text("no").End();
+  out.Tag("shadow-peak-bytes").Number(engine.shadow_peak_bytes()).End();
 
   for (size_t i = 0; i < engine.thread_record_count(); ++i) {
     const ThreadRecord& thread = engine.thread_record(i);

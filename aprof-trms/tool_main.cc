@@ -68,6 +68,12 @@ void SignalReturned(ThreadId tid, Int) { g_tool.calls->SignalReturned(tid); }
 // report (the file name is expanded again with the child's pid).
 void ForkedChild(ThreadId tid) { g_tool.calls->ResetAfterFork(tid); }
 
+// --- Memory maps -----------------------------------------------------------------
+
+// Memory mapped again where the program unmapped some is new memory: its
+// shadow is forgotten, and given back, so the shadow shrinks with the program.
+void MemoryUnmapped(Addr address, SizeT length) { g_tool.engine->Unmapped(address, length); }
+
 // --- Client requests -------------------------------------------------------------
 
 Bool HandleClientRequest(ThreadId, UWord* args, UWord* result) {
@@ -142,6 +148,7 @@ void PreCommandLineInit() {
   VG_(track_pre_thread_ll_exit)(ThreadExits);
   VG_(track_pre_deliver_signal)(SignalDelivered);
   VG_(track_post_deliver_signal)(SignalReturned);
+  VG_(track_die_mem_munmap)(MemoryUnmapped);
   RegisterSyscallInputTracking();
 
   // One superblock = one guest entry point (as callgrind does): needed by

@@ -5,7 +5,9 @@
 namespace aprof {
 
 Engine::Engine(const EngineOptions& options)
-    : options_(options), global_writes_(options.resolution_shift) {
+    : options_(options),
+      shadow_allocator_(options.resolution_shift),
+      global_writes_(shadow_allocator_) {
   APROF_CHECK(options.resolution_shift <= 4);
   APROF_CHECK(options.overflow_threshold > kThreadRootTimestamp &&
               options.overflow_threshold <= kMaxTimestamp);
@@ -14,13 +16,6 @@ Engine::Engine(const EngineOptions& options)
 Engine::~Engine() {
   for (LiveThread* thread : live_) Delete(thread);
   for (ThreadRecord* record : records_) Delete(record);
-}
-
-u64 Engine::shadow_bytes() const {
-  u64 bytes = global_writes_.allocated_bytes();
-  for (const LiveThread* thread : live_)
-    if (thread) bytes += thread->memory.allocated_bytes();
-  return bytes;
 }
 
 // --- Threads -----------------------------------------------------------------
@@ -35,7 +30,7 @@ void Engine::StartThread(ThreadId tid) {
   record->live = true;
   records_.push_back(record);
 
-  LiveThread* thread = New<LiveThread>(options_.resolution_shift);
+  LiveThread* thread = New<LiveThread>(shadow_allocator_);
   thread->record = record;
   live_[tid] = thread;
 }
@@ -218,6 +213,22 @@ void Engine::KernelWrite(uptr address, uptr size) {
   if (!options_.track_induced || !CellRange(address, size, &first, &last)) return;
   Tick();
   Fill(global_writes_, first, last, count_ | kKernelWriteBit);
+}
+
+// --- Unmapped memory -------------------------------------------------------------
+
+// Memory unmapped and mapped again is new memory (the kernel gives fresh
+// pages or a file's contents): a later read by an activation that read the
+// old memory counts again, as a read of another address would. Forgetting is
+// also what lets the shadow shrink when a program returns memory.
+void Engine::Unmapped(uptr address, uptr size) {
+  const uptr limit = ShadowMemory::kAddressLimit;
+  if (size == 0 || address >= limit) return;
+  const uptr end = size > limit - address ? limit - 1 : address + (size - 1);
+  const uptr first = address >> options_.resolution_shift, last = end >> options_.resolution_shift;
+  global_writes_.Forget(first, last);
+  for (LiveThread* thread : live_)
+    if (thread) thread->memory.Forget(first, last);
 }
 
 }  // namespace aprof

@@ -71,6 +71,8 @@ class Header:
     syscall_input: str     # "all" or "io"
     # False for --trms=no: only RMS was computed and every TRMS equals it.
     trms_tracking: bool = True
+    # Peak shadow memory of the run (bytes); None in reports older than the record.
+    shadow_peak_bytes: Optional[int] = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -182,12 +184,14 @@ _TAGS = {
     MAGIC: (1, 0),
     "tool": (3, 1), "command": (None, 2), "pid": (2, 3), "cost-metric": (1, 4),
     "memory-resolution": (1, 5), "syscall-input": (1, 6), "trms-tracking": (1, 7),
+    "shadow-peak-bytes": (1, 7.5),  # after trms-tracking, before thread
     "thread": (3, 8), "routine": (8, 9), "totals": (5, 10),
     "trms": (11, 11), "rms": (11, 12), "end": (1, 13),
 }
-_LAST_HEADER_RANK = 7
-# Header records that may be absent (written only when not the default).
-_OPTIONAL_TAGS = ("trms-tracking",)
+_LAST_HEADER_RANK = 7.5
+# Header records that may be absent (written only when not the default, or
+# not yet written by older versions).
+_OPTIONAL_TAGS = ("trms-tracking", "shadow-peak-bytes")
 _TUPLE_FIELDS = ("thread", "routine", "size", "calls", "min_cost", "max_cost",
                  "sum_cost", "sum_sq_cost", "sum_self_cost",
                  "sum_thread_induced", "sum_external")
@@ -306,6 +310,9 @@ class _Parser:
             raise self.error(f"'{tag}' record: expected yes or no, found {args[0]!r}")
         self.header["trms_tracking"] = args[0] == "yes"
 
+    def rec_shadow_peak_bytes(self, tag, args):
+        self.header["shadow_peak_bytes"] = self.int_field(tag, "peak shadow bytes", args[0])
+
     # --- body ---------------------------------------------------------------
     def rec_thread(self, tag, args):
         serial, tid, cost = (self.int_field(tag, w, a) for w, a in
@@ -382,7 +389,7 @@ class _Parser:
         header = Header(h["version"], h["tool"], h["tool_version"], h["valgrind_version"],
                         h["command"], h["pid"], h["ppid"], h["cost_metric"],
                         h["memory_resolution"], h["syscall_input"],
-                        h.get("trms_tracking", True))
+                        h.get("trms_tracking", True), h.get("shadow_peak_bytes"))
         return Report(self.path, header, self.threads, self.routines, self.totals,
                       self.metrics["trms"], self.metrics["rms"])
 

@@ -364,6 +364,26 @@ def test_optional_trms_tracking_record():
                  "missing 'syscall-input' record before 'trms-tracking'")
 
 
+def test_optional_shadow_peak_record():
+    assert ar.loads(report_text(EXAMPLE_BODY)).header.shadow_peak_bytes is None  # older reports
+    header = HEADER + ["trms-tracking\tno", "shadow-peak-bytes\t3221225472"]
+    h = ar.loads(report_text(EXAMPLE_BODY, header=header)).header
+    assert (h.shadow_peak_bytes, h.trms_tracking) == (3 * 2 ** 30, False)
+    assert ar.loads(report_text(EXAMPLE_BODY, header=HEADER + ["shadow-peak-bytes\t0"])
+                    ).header.shadow_peak_bytes == 0
+    expect_error(report_text(EXAMPLE_BODY, header=HEADER + ["shadow-peak-bytes\t-1"]), 8,
+                 "peak shadow bytes is not an unsigned decimal integer")
+    expect_error(report_text(EXAMPLE_BODY, header=HEADER + ["shadow-peak-bytes\t1\t2"]), 8,
+                 "needs 1 field")
+    # After trms-tracking, before the threads, once.
+    expect_error(report_text(EXAMPLE_BODY, header=HEADER + ["shadow-peak-bytes\t1", "trms-tracking\tno"]),
+                 9, "out of order")
+    expect_error(report_text(EXAMPLE_BODY[:1] + ["shadow-peak-bytes\t1"] + EXAMPLE_BODY[1:]), 9,
+                 "out of order")
+    expect_error(report_text(EXAMPLE_BODY, header=HEADER + ["shadow-peak-bytes\t1"] * 2), 9,
+                 "duplicate 'shadow-peak-bytes' record")
+
+
 def test_duplicate_and_missing_header_records():
     header = HEADER[:2] + [HEADER[1]] + HEADER[2:]
     expect_error(report_text(EXAMPLE_BODY, header=header), 3, "duplicate 'tool' record")
