@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "instrument.h"
 
+#include "object_lookup.h"
 #include "options.h"
 #include "runtime_hooks.h"
 
@@ -34,23 +35,40 @@ class SuperblockInstrumenter {
     const HChar* ignored;
     info_->section = VG_(DebugInfo_sect_kind)(&ignored, address);
     info_->is_function_entry = VG_(get_fnname_if_entry)(epoch_, address, &ignored);
-    info_->is_plt_stub = info_->section == Vg_SectPLT || LooksLikePltStub(in, epoch_, address);
+    info_->is_plt_stub = info_->section == Vg_SectPLT ||
+                         LooksLikePltStub(in, epoch_, address, ObjectDebugInfo(epoch_, address));
   }
 
   // Stubs in .plt.got and .plt.sec, which Valgrind does not classify as
-  // PLT: no symbol, at most two instructions (endbr64; jmp *GOT(%rip)), an
-  // indirect jump.
-  static bool LooksLikePltStub(const IRSB* in, DiEpoch epoch, uptr address) {
+  // PLT: no symbol, at most two instructions (endbr64; jmp *GOT(%rip)), and
+  // an indirect jump through a fixed slot of the object's GOT. A symbol-less
+  // function that jumps through a register (jmp *0x410(%rdi), a dispatcher
+  // of a stripped binary) is a routine: its calls must not vanish.
+  static bool LooksLikePltStub(const IRSB* in, DiEpoch epoch, uptr address,
+                               const DebugInfo* object) {
     const HChar* name;
-    if (VG_(get_fnname)(epoch, address, &name)) return false;
-    if (in->jumpkind != Ijk_Boring || in->next->tag == Iex_Const) return false;
+    if (object == nullptr || VG_(get_fnname)(epoch, address, &name)) return false;
+    if (in->jumpkind != Ijk_Boring || in->next->tag != Iex_RdTmp) return false;
     Int instructions = 0;
+    const IRExpr* target = nullptr;  // what the jump target is loaded from
     for (Int i = 0; i < in->stmts_used; ++i) {
       const IRStmt* st = in->stmts[i];
       if (st->tag == Ist_Exit) return false;
       instructions += st->tag == Ist_IMark;
+      if (st->tag == Ist_WrTmp && st->Ist.WrTmp.tmp == in->next->Iex.RdTmp.tmp)
+        target = st->Ist.WrTmp.data;
     }
-    return instructions <= 2;
+    if (instructions > 2 || target == nullptr || target->tag != Iex_Load) return false;
+    const IRExpr* slot = target->Iex.Load.addr;
+    if (slot->tag != Iex_Const || slot->Iex.Const.con->tag != Ico_U64) return false;
+    return InSection(slot->Iex.Const.con->Ico.U64, VG_(DebugInfo_get_got_avma)(object),
+                     VG_(DebugInfo_get_got_size)(object)) ||
+           InSection(slot->Iex.Const.con->Ico.U64, VG_(DebugInfo_get_gotplt_avma)(object),
+                     VG_(DebugInfo_get_gotplt_size)(object));
+  }
+
+  static bool InSection(uptr address, uptr start, SizeT size) {
+    return address >= start && address - start < size;
   }
 
   IRSB* Run() {

@@ -19,6 +19,20 @@ void BadOption(const char* arg, const char* expected) {
   VG_(fmsg_bad_option)(arg, "expected %s\n", expected);
 }
 
+// A plain decimal number: digits only, no sign, blank or suffix, and no
+// leading zero (elsewhere "08" could mean octal; "4k" or " 4" a typo).
+// Stops Valgrind with a message unless lo <= value <= hi.
+u64 ParseNumber(const char* arg, const char* value, u64 lo, u64 hi, const char* expected) {
+  u64 n = 0;
+  bool ok = value[0] >= '0' && value[0] <= '9' && !(value[0] == '0' && value[1] != '\0');
+  for (const char* p = value; ok && *p; ++p) {
+    ok = *p >= '0' && *p <= '9' && n <= (hi - static_cast<u64>(*p - '0')) / 10;
+    n = n * 10 + static_cast<u64>(*p - '0');
+  }
+  if (!ok || n < lo) BadOption(arg, expected);
+  return n;
+}
+
 }  // namespace
 
 Options& TheOptions() {
@@ -32,12 +46,11 @@ Options& TheOptions() {
 bool ProcessCommandLineOption(const char* arg) {
   Options& o = TheOptions();
   const HChar* value;
-  Long number;
   if (VG_STR_CLO(arg, "--memory-resolution", value)) {
-    const unsigned n = static_cast<unsigned>(VG_(strtoll10)(value, nullptr));
-    if (VG_(strlen)(value) > 2 || (n != 1 && n != 2 && n != 4 && n != 8 && n != 16))
-      BadOption(arg, "1, 2, 4, 8 or 16 (bytes per memory cell)");
-    o.memory_resolution = n;
+    const char* expected = "1, 2, 4, 8 or 16 (bytes per memory cell)";
+    const u64 n = ParseNumber(arg, value, 1, 16, expected);
+    if ((n & (n - 1)) != 0) BadOption(arg, expected);
+    o.memory_resolution = static_cast<unsigned>(n);
   } else if (VG_STR_CLO(arg, "--cost-metric", value)) {
     if (VG_STREQ(value, "bb"))
       o.cost_metric = CostMetric::kBasicBlocks;
@@ -61,8 +74,10 @@ bool ProcessCommandLineOption(const char* arg) {
   } else if (VG_BOOL_CLO(arg, "--collect-atstart", o.collect_at_start)) {
   } else if (VG_BOOL_CLO(arg, "--trms", o.track_trms)) {
   } else if (VG_BOOL_CLO(arg, "--input-sources", o.input_sources)) {
-  } else if (VG_BINT_CLO(arg, "--overflow-threshold", number, 64, kMaxTimestamp)) {
-    o.overflow_threshold = static_cast<Timestamp>(number);
+  } else if (VG_STR_CLO(arg, "--overflow-threshold", value)) {
+    static_assert(kMaxTimestamp == 2147483647, "the message below names the bound");
+    o.overflow_threshold = static_cast<Timestamp>(
+        ParseNumber(arg, value, 64, kMaxTimestamp, "a number from 64 to 2147483647"));
   } else {
     return false;
   }

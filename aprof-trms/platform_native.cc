@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -49,6 +50,11 @@ void PlatformFreePages(void* p, size_t bytes) {
   if (p == nullptr) return;
   if (munmap(p, RoundUpToPages(bytes)) != 0)
     PlatformCheckFailed(__FILE__, __LINE__, "munmap of zeroed pages failed");
+}
+
+void PlatformReleasePages(void* p, size_t bytes) {
+  // Private anonymous pages read as zero after MADV_DONTNEED.
+  if (madvise(p, bytes, MADV_DONTNEED) != 0) memset(p, 0, bytes);
 }
 
 void PlatformCheckFailed(const char* file, int line, const char* condition) {

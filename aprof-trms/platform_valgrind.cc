@@ -6,15 +6,7 @@
 
 #include "core/platform.h"
 
-#include "pub_tool_basics.h"
-#include "pub_tool_vki.h"
-extern "C" {
-#include "pub_tool_aspacemgr.h"
-#include "pub_tool_libcassert.h"
-#include "pub_tool_libcbase.h"
-#include "pub_tool_libcprint.h"
-#include "pub_tool_mallocfree.h"
-}
+#include "valgrind_headers.h"
 
 namespace aprof {
 
@@ -47,6 +39,15 @@ void PlatformFreePages(void* p, size_t bytes) {
   if (sr_isError(res))
     PlatformCheckFailed(__FILE__, __LINE__,
                         "VG_(am_munmap_valgrind) of zeroed pages failed");
+}
+
+void PlatformReleasePages(void* p, size_t bytes) {
+  // Private anonymous pages read as zero after MADV_DONTNEED, and the
+  // mapping (hence Valgrind's segment table) is unchanged. The tool API has
+  // no madvise; if the call fails, zero-fill by hand.
+  constexpr RegWord kMadvDontNeed = 4;  // Linux's MADV_DONTNEED; vki has no name for it
+  SysRes res = VG_(do_syscall)(__NR_madvise, (RegWord)p, bytes, kMadvDontNeed, 0, 0, 0, 0, 0);
+  if (sr_isError(res)) VG_(memset)(p, 0, bytes);
 }
 
 void PlatformCheckFailed(const char* file, int line, const char* condition) {

@@ -11,9 +11,32 @@ namespace aprof {
 namespace {
 
 const HChar kCostCentre[] = "aprof.report";
-// Version 2 added the optional input-sources records.
-constexpr u64 kReportFormatVersion = 2;
-constexpr int kFileMode = VKI_S_IRUSR | VKI_S_IWUSR | VKI_S_IRGRP | VKI_S_IWGRP | VKI_S_IROTH;
+// docs/report-format.md; 2: routine records give the object address and the
+// source file and line; 3: the optional input-sources records.
+constexpr u64 kReportFormatVersion = 3;
+
+// Linux errno values that vki-linux.h lacks (asm-generic/errno.h).
+constexpr UWord kENAMETOOLONG = 36;
+constexpr UWord kEDQUOT = 122;
+
+// Permissions of the report: rw for everyone, less the umask Valgrind
+// started with (set by PrepareReport, before the client runs). The client may
+// change its umask while it runs; the report follows the user's setting, not
+// the program's.
+UInt report_mode = 0644;
+
+// The system's reason for an error number. VG_(strerror) knows the common
+// ones only; a number it does not know is printed as such.
+const char* ErrorText(UWord errnum) {
+  if (errnum == kENAMETOOLONG) return "File name too long";
+  if (errnum == kEDQUOT) return "Disk quota exceeded";
+  if (errnum == VKI_ELOOP) return "Too many levels of symbolic links";
+  const char* text = VG_(strerror)(errnum);
+  if (VG_(strstr)(text, "unknown error") == nullptr) return text;
+  static HChar unknown[32];
+  VG_(snprintf)(unknown, sizeof unknown, "system error %lu", errnum);
+  return unknown;
+}
 
 // Buffered writer of tab-separated records to a file descriptor; remembers
 // the first write error.
@@ -21,7 +44,8 @@ class RecordWriter {
  public:
   explicit RecordWriter(Int fd) : fd_(fd) {}
 
-  bool ok() const { return ok_; }
+  // The errno of the first failed write (0 if none).
+  UWord error() const { return error_; }
   u64 records() const { return records_; }
 
   RecordWriter& Tag(const char* tag) {
@@ -81,9 +105,16 @@ class RecordWriter {
     Put('\n');
     ++records_;
   }
-  // After a failed write the rest is dropped; ok() reports the failure.
+  // After a failed write the rest is dropped; error() says why. A short
+  // write is continued: the next write gives the reason (EFBIG, ENOSPC).
   void Flush() {
-    if (ok_ && used_ > 0 && VG_(write)(fd_, buffer_, used_) != used_) ok_ = false;
+    for (Int done = 0; error_ == 0 && done < used_;) {
+      const Int written = VG_(write)(fd_, buffer_ + done, used_ - done);
+      if (written > 0)
+        done += written;
+      else
+        error_ = written < 0 ? static_cast<UWord>(-written) : VKI_ENOSPC;
+    }
     used_ = 0;
   }
 
@@ -97,7 +128,7 @@ class RecordWriter {
   }
 
   const Int fd_;
-  bool ok_ = true;
+  UWord error_ = 0;
   Int used_ = 0;
   u64 records_ = 0;
   char buffer_[1 << 16];
@@ -217,8 +248,9 @@ void WriteRecords(RecordWriter& out, const ReportContext& c) {
   out.Tag("cost-metric").Text(CostMetricName(c.options->cost_metric)).End();
   out.Tag("memory-resolution").Number(c.options->memory_resolution).End();
   out.Tag("syscall-input").Text(SyscallInputName(c.options->syscall_input)).End();
-  // Optional record, written only when not the default (format version 1).
+  // Optional record, written only when not the default (since format version 1).
   if (!c.options->track_trms) out.Tag("trms-tracking").Text("no").End();
+  out.Tag("shadow-peak-bytes").Number(engine.shadow_peak_bytes()).End();
   if (c.options->input_sources) out.Tag("input-sources").Text("yes").End();
 
   for (size_t i = 0; i < engine.thread_record_count(); ++i) {
@@ -239,7 +271,8 @@ void WriteRecords(RecordWriter& out, const ReportContext& c) {
     }
     if (!recorded) continue;
     const RoutineInfo& r = c.routines->info(id);
-    out.Tag("routine").Number(id).Address(r.entry).Text(r.object).Text(r.name).Text(r.mangled).End();
+    out.Tag("routine").Number(id).Address(r.entry).Text(r.object).Text(r.name).Text(r.mangled);
+    out.Address(r.object_address).Text(r.file).Number(r.line).End();
   }
 
   for (size_t i = 0; i < engine.thread_record_count(); ++i) {
@@ -270,29 +303,68 @@ char* TemporaryPath(const char* path) {
   return tmp;
 }
 
+// Creates (or truncates) `path` with the report's permissions; returns the
+// descriptor, or minus the errno.
 Int CreateFile(const char* path) {
-  SysRes res = VG_(open)(path, VKI_O_CREAT | VKI_O_WRONLY | VKI_O_TRUNC, kFileMode);
-  return sr_isError(res) ? -static_cast<Int>(sr_Err(res)) : static_cast<Int>(sr_Res(res));
+  const SysRes res = VG_(open)(path, VKI_O_CREAT | VKI_O_WRONLY | VKI_O_TRUNC, report_mode);
+  if (sr_isError(res)) return -static_cast<Int>(sr_Err(res));
+  const Int fd = static_cast<Int>(sr_Res(res));
+  // open() applied the client's current umask: set the mode we chose.
+  VG_(do_syscall)(__NR_fchmod, static_cast<UWord>(fd), report_mode, 0, 0, 0, 0, 0, 0);
+  return fd;
+}
+
+// rename(2) with its errno (VG_(rename) returns only -1); 0 on success.
+UWord RenameFile(const char* from, const char* to) {
+  const SysRes res = VG_(do_syscall)(__NR_rename, reinterpret_cast<UWord>(from),
+                                     reinterpret_cast<UWord>(to), 0, 0, 0, 0, 0, 0);
+  return sr_isError(res) ? sr_Err(res) : 0;
+}
+
+// Why the report cannot be written at `path` (an existing directory or
+// other non-regular file would be lost or replaced at exit), or null.
+const char* UnusablePath(const char* path) {
+  struct vg_stat status;
+  if (sr_isError(VG_(stat)(path, &status))) return nullptr;  // creating it will tell
+  if (VKI_S_ISDIR(status.mode)) return "it is a directory";
+  if (!VKI_S_ISREG(status.mode)) return "it exists and is not a regular file";
+  return nullptr;
+}
+
+void RecordStartUmask() {
+  const UWord mask = sr_Res(VG_(do_syscall)(__NR_umask, 0, 0, 0, 0, 0, 0, 0, 0));
+  VG_(do_syscall)(__NR_umask, mask, 0, 0, 0, 0, 0, 0, 0);
+  report_mode = 0666 & ~static_cast<UInt>(mask);
 }
 
 }  // namespace
 
 char* ReportPath() { return VG_(expand_file_name)("--aprof-out-file", TheOptions().out_file); }
 
-bool CheckReportPathWritable() {
+bool PrepareReport() {
+  RecordStartUmask();
   char* path = ReportPath();
   char* tmp = TemporaryPath(path);
-  const Int fd = CreateFile(tmp);
-  if (fd < 0) {
-    VG_(fmsg)("aprof-trms: cannot write the report %s (creating %s: %s)\n", path, tmp,
-              VG_(strerror)(-fd));
+  bool ok = false;
+  if (const char* problem = UnusablePath(path)) {
+    VG_(fmsg)("aprof-trms: cannot write the report %s: %s\n", path, problem);
   } else {
-    VG_(close)(fd);
-    VG_(unlink)(tmp);
+    const Int fd = CreateFile(tmp);
+    if (fd >= 0) {
+      VG_(close)(fd);
+      VG_(unlink)(tmp);
+      ok = true;
+    } else if (static_cast<UWord>(-fd) == kENAMETOOLONG) {
+      VG_(fmsg)("aprof-trms: cannot write the report %s: the name is too long for the "
+                "system once the suffix .tmp of the temporary file %s is added\n", path, tmp);
+    } else {
+      VG_(fmsg)("aprof-trms: cannot write the report %s (creating %s: %s)\n", path, tmp,
+                ErrorText(static_cast<UWord>(-fd)));
+    }
   }
   VG_(free)(tmp);
   VG_(free)(path);
-  return fd >= 0;
+  return ok;
 }
 
 bool WriteReport(const ReportContext& context) {
@@ -302,19 +374,22 @@ bool WriteReport(const ReportContext& context) {
   const Int fd = CreateFile(tmp);
   if (fd < 0) {
     VG_(umsg)("aprof-trms: cannot write the report %s (creating %s: %s)\n", path, tmp,
-              VG_(strerror)(-fd));
+              ErrorText(static_cast<UWord>(-fd)));
   } else {
     RecordWriter* out = New<RecordWriter>(fd);
     WriteRecords(*out, context);
     out->Flush();
-    ok = out->ok();
+    const UWord write_error = out->error();
     Delete(out);
     VG_(close)(fd);
-    if (!ok) VG_(umsg)("aprof-trms: error while writing the report file %s\n", tmp);
-    if (ok && VG_(rename)(tmp, path) != 0) {
-      VG_(umsg)("aprof-trms: cannot rename %s to %s\n", tmp, path);
-      ok = false;
-    }
+    UWord rename_error = 0;
+    if (write_error != 0)
+      VG_(umsg)("aprof-trms: cannot write the report %s (writing %s: %s)\n", path, tmp,
+                ErrorText(write_error));
+    else if ((rename_error = RenameFile(tmp, path)) != 0)
+      VG_(umsg)("aprof-trms: cannot write the report %s (renaming %s to it: %s)\n", path, tmp,
+                ErrorText(rename_error));
+    ok = write_error == 0 && rename_error == 0;
     if (!ok) VG_(unlink)(tmp);
   }
   if (ok && VG_(clo_verbosity) > 0) VG_(umsg)("aprof-trms: report written to %s\n", path);

@@ -25,8 +25,11 @@ struct ReportContext {
 // The string is heap-allocated; free it with VG_(free).
 char* ReportPath();
 
-// True if the report's directory accepts a new file; otherwise prints why.
-bool CheckReportPathWritable();
+// At start-up, before the client runs: true if the report can be written
+// (the name is not a directory, and its directory accepts the temporary
+// file); otherwise prints why. Also fixes the report's permissions from the
+// umask Valgrind started with.
+bool PrepareReport();
 
 // Writes the report; prints a message and returns false on failure.
 bool WriteReport(const ReportContext& context);

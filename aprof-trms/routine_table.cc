@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "routine_table.h"
 
+#include "object_lookup.h"
 #include "options.h"
 #include "valgrind_headers.h"
 
@@ -13,10 +14,41 @@ const HChar kCostCentre[] = "aprof.routines";
 
 const char* CopyString(const HChar* s) { return VG_(strdup)(kCostCentre, s); }
 
-const char* AddressName(uptr address) {
-  HChar buffer[24];
-  VG_(snprintf)(buffer, sizeof buffer, "0x%lx", address);
-  return CopyString(buffer);
+// The name of a routine without a symbol: its address as the object numbers
+// it (as callgrind does; usable with addr2line -e) and the object's file name,
+// "0x18e00@libfoo.so.1"; the run-time address outside any known object.
+const char* AddressName(const char* object, uptr object_address, bool in_object) {
+  const char* base = VG_(strrchr)(object, '/');
+  base = base ? base + 1 : object;
+  const SizeT size = VG_(strlen)(base) + 24;
+  HChar* name = static_cast<HChar*>(VG_(malloc)(kCostCentre, size));
+  if (in_object)
+    VG_(snprintf)(name, size, "0x%lx@%s", object_address, base);
+  else
+    VG_(snprintf)(name, size, "0x%lx", object_address);
+  return name;
+}
+
+// Source file ("dir/file" when the debug information has the directory)
+// and line of an address; "???" and 0 without line information.
+void DescribeSource(DiEpoch epoch, uptr address, RoutineInfo& info) {
+  const HChar* file = nullptr;
+  const HChar* dir = nullptr;
+  UInt line = 0;
+  if (!VG_(get_filename_linenum)(epoch, address, &file, &dir, &line)) {
+    info.file = CopyString("???");
+    info.line = 0;
+    return;
+  }
+  if (dir[0] == '\0' || file[0] == '/') {
+    info.file = CopyString(file);
+  } else {
+    const SizeT size = VG_(strlen)(dir) + VG_(strlen)(file) + 2;
+    HChar* path = static_cast<HChar*>(VG_(malloc)(kCostCentre, size));
+    VG_(snprintf)(path, size, "%s/%s", dir, file);
+    info.file = path;
+  }
+  info.line = line;
 }
 
 bool MatchesSkipPattern(const char* name) {
@@ -52,6 +84,10 @@ RoutineInfo RoutineTable::Describe(uptr entry) const {
 
   const HChar* object = nullptr;
   info.object = CopyString(VG_(get_objname)(epoch, entry, &object) ? object : "???");
+  const DebugInfo* debug_info = ObjectDebugInfo(epoch, entry);
+  info.object_address =
+      debug_info ? entry - static_cast<uptr>(VG_(DebugInfo_get_text_bias)(debug_info)) : entry;
+  DescribeSource(epoch, entry, info);
 
   const HChar* raw = nullptr;
   if (VG_(get_fnname_if_entry)(epoch, entry, &raw) && VG_(get_fnname_raw)(epoch, entry, &raw)) {
@@ -64,7 +100,7 @@ RoutineInfo RoutineTable::Describe(uptr entry) const {
     info.name = CopyString(raw);
     info.mangled = info.name;
   } else {
-    info.name = AddressName(entry);
+    info.name = AddressName(info.object, info.object_address, debug_info != nullptr);
     info.mangled = info.name;
   }
   info.transparent = IsLazyBindingResolver(info.mangled) || MatchesSkipPattern(info.name) ||

@@ -16,9 +16,14 @@ namespace aprof {
 
 struct RoutineInfo {
   uptr entry;
+  // The entry as the object numbers it (nm, addr2line, callgrind): entry less
+  // the object's load bias; the entry itself outside any known object.
+  uptr object_address;
   const char* object;   // path of the ELF object, "???" if unknown
-  const char* name;     // demangled; "0x<entry>" without a symbol
-  const char* mangled;  // as in the symbol table; "0x<entry>" without one
+  const char* name;     // demangled; "0x<object_address>@<object file name>" without a symbol
+  const char* mangled;  // as in the symbol table; as `name` without one
+  const char* file;     // source file of the entry (debug information), "???" if unknown
+  u32 line;             // its line, 0 if unknown
   // Not profiled: no activation is pushed for it, so its cost and input
   // count for its caller. True for the lazy-binding resolver and for
   // routines matching --skip-routine.

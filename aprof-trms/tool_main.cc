@@ -70,6 +70,12 @@ void SignalReturned(ThreadId tid, Int) { g_tool.calls->SignalReturned(tid); }
 // report (the file name is expanded again with the child's pid).
 void ForkedChild(ThreadId tid) { g_tool.calls->ResetAfterFork(tid); }
 
+// --- Memory maps -----------------------------------------------------------------
+
+// Memory mapped again where the program unmapped some is new memory: its
+// shadow is forgotten, and given back, so the shadow shrinks with the program.
+void MemoryUnmapped(Addr address, SizeT length) { g_tool.engine->Unmapped(address, length); }
+
 // --- Client requests -------------------------------------------------------------
 
 Bool HandleClientRequest(ThreadId, UWord* args, UWord* result) {
@@ -98,7 +104,7 @@ void PostCommandLineInit() {
     VG_(fmsg)("aprof-trms: --input-sources=yes needs --trms=yes (sources are those of induced reads)\n");
     VG_(exit)(1);
   }
-  if (!CheckReportPathWritable()) VG_(exit)(1);
+  if (!PrepareReport()) VG_(exit)(1);
 
   EngineOptions engine_options;
   engine_options.resolution_shift = static_cast<unsigned>(__builtin_ctz(options.memory_resolution));
@@ -116,7 +122,7 @@ void Finish(Int) {
   g_tool.calls->ExitAllThreads();
   const ReportContext context{g_tool.engine, g_tool.routines, &TheOptions(), kToolVersion,
                               APROF_VALGRIND_VERSION};
-  WriteReport(context);
+  const bool written = WriteReport(context);
   if (VG_(clo_verbosity) > 1) {
     const EngineStatistics& stats = g_tool.engine->statistics();
     VG_(dmsg)("aprof-trms: %llu renumberings, %llu unmatched returns, %llu untracked bytes\n",
@@ -129,6 +135,8 @@ void Finish(Int) {
               static_cast<unsigned long long>(g_tool.engine->shadow_bytes()),
               g_tool.routines->size());
   }
+  // A lost report is a failed run, whatever the program's own status.
+  if (!written) VG_(exit)(1);
 }
 
 void PreCommandLineInit() {
@@ -147,6 +155,7 @@ void PreCommandLineInit() {
   VG_(track_pre_thread_ll_exit)(ThreadExits);
   VG_(track_pre_deliver_signal)(SignalDelivered);
   VG_(track_post_deliver_signal)(SignalReturned);
+  VG_(track_die_mem_munmap)(MemoryUnmapped);
   RegisterSyscallInputTracking();
 
   // One superblock = one guest entry point (as callgrind does): needed by

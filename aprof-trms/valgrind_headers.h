@@ -30,8 +30,8 @@ extern "C" {
 #include "pub_tool_xarray.h"
 
 // Core functions and variables without a tool header (declared in
-// Valgrind's pub_core_debuginfo.h, pub_core_demangle.h, pub_core_libcfile.h
-// and pub_core_options.h, exported by libcoregrind).
+// Valgrind's pub_core_debuginfo.h, pub_core_demangle.h, pub_core_libcfile.h,
+// pub_core_options.h and pub_core_syscall.h, exported by libcoregrind).
 Bool VG_(get_fnname_raw)(DiEpoch ep, Addr a, const HChar** buf);
 void VG_(demangle)(Bool do_cxx_demangling, Bool do_z_demangling, const HChar* orig,
                    const HChar** result);
@@ -39,6 +39,8 @@ const HChar* VG_(strerror)(UWord errnum);
 // --max-stackframe (pub_core_options.h): a larger stack pointer move is a
 // stack switch.
 extern SizeT VG_(clo_max_stackframe);
+SysRes VG_(do_syscall)(UWord sysno, RegWord, RegWord, RegWord, RegWord, RegWord, RegWord, RegWord,
+                       RegWord);
 }
 
 #endif  // APROF_VALGRIND_HEADERS_H

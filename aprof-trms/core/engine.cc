@@ -5,13 +5,15 @@
 namespace aprof {
 
 Engine::Engine(const EngineOptions& options)
-    : options_(options), global_writes_(options.resolution_shift) {
+    : options_(options),
+      shadow_allocator_(options.resolution_shift),
+      global_writes_(shadow_allocator_) {
   APROF_CHECK(options.resolution_shift <= 4);
   APROF_CHECK(options.overflow_threshold > kThreadRootTimestamp &&
               options.overflow_threshold <= kMaxTimestamp);
   APROF_CHECK(!options.track_sources || options.track_induced);
   if (options.track_sources) {
-    writer_tags_ = New<ShadowMemory>(options.resolution_shift);
+    writer_tags_ = New<ShadowMemory>(shadow_allocator_);
     writers_ = New<WriterTable>();
   }
 }
@@ -21,14 +23,6 @@ Engine::~Engine() {
   for (ThreadRecord* record : records_) Delete(record);
   Delete(writer_tags_);
   Delete(writers_);
-}
-
-u64 Engine::shadow_bytes() const {
-  u64 bytes = global_writes_.allocated_bytes();
-  if (writer_tags_) bytes += writer_tags_->allocated_bytes();
-  for (const LiveThread* thread : live_)
-    if (thread) bytes += thread->memory.allocated_bytes();
-  return bytes;
 }
 
 // --- Threads -----------------------------------------------------------------
@@ -43,7 +37,7 @@ void Engine::StartThread(ThreadId tid) {
   record->live = true;
   records_.push_back(record);
 
-  LiveThread* thread = New<LiveThread>(options_.resolution_shift);
+  LiveThread* thread = New<LiveThread>(shadow_allocator_);
   thread->record = record;
   live_[tid] = thread;
 }
@@ -253,6 +247,23 @@ void Engine::CountSource(LiveThread& thread, uptr cell) {
   const WriterTag writer = writer_tags_->Get(cell);
   APROF_CHECK(writer != 0);
   thread.record->profile.CountInducedRead(TopRoutine(thread), writer);
+}
+
+// --- Unmapped memory -------------------------------------------------------------
+
+// Memory unmapped and mapped again is new memory (the kernel gives fresh
+// pages or a file's contents): a later read by an activation that read the
+// old memory counts again, as a read of another address would. Forgetting is
+// also what lets the shadow shrink when a program returns memory.
+void Engine::Unmapped(uptr address, uptr size) {
+  const uptr limit = ShadowMemory::kAddressLimit;
+  if (size == 0 || address >= limit) return;
+  const uptr end = size > limit - address ? limit - 1 : address + (size - 1);
+  const uptr first = address >> options_.resolution_shift, last = end >> options_.resolution_shift;
+  global_writes_.Forget(first, last);
+  if (writer_tags_) writer_tags_->Forget(first, last);
+  for (LiveThread* thread : live_)
+    if (thread) thread->memory.Forget(first, last);
 }
 
 }  // namespace aprof

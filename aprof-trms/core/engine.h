@@ -126,6 +126,10 @@ class Engine {
   // The kernel fills user memory (e.g. read()) for system call `syscall`:
   // new external input for every thread, counted only when a thread reads it.
   void KernelWrite(uptr address, uptr size, u32 syscall = kUnknownSyscall);
+  // The program unmapped [address, address + size): memory mapped there
+  // later is new memory, never accessed or written by any thread, so every
+  // shadow memory forgets the cells (and gives whole chunks back).
+  void Unmapped(uptr address, uptr size);
 
   // --- Coroutines: routines of one thread on several machine stacks -------
   // An activation whose stack the thread switched away from runs in pieces
@@ -152,7 +156,9 @@ class Engine {
   size_t current_depth() const { return current_->stack.depth(); }
   Timestamp counter() const { return count_; }
   const EngineStatistics& statistics() const { return stats_; }
-  u64 shadow_bytes() const;
+  // Shadow tables and chunks in use now, and at most so far (bytes).
+  u64 shadow_bytes() const { return shadow_allocator_.in_use_bytes(); }
+  u64 shadow_peak_bytes() const { return shadow_allocator_.peak_bytes(); }
   // The writers that ThreadProfile::sources() tags refer to (null unless
   // sources are tracked).
   const WriterTable* writers() const { return writers_; }
@@ -164,7 +170,7 @@ class Engine {
 
  private:
   struct LiveThread {
-    explicit LiveThread(unsigned shift) : memory(shift) {}
+    explicit LiveThread(ShadowAllocator& allocator) : memory(allocator) {}
     ShadowMemory memory;  // ts_t: latest access by this thread
     ShadowStack stack;
     ThreadRecord* record;
@@ -220,6 +226,7 @@ class Engine {
 
   const EngineOptions options_;
   Timestamp count_ = kThreadRootTimestamp;
+  ShadowAllocator shadow_allocator_;  // of all shadow memories below: declared first
   ShadowMemory global_writes_;       // wts: latest write by anyone
   // Sources only: WriterTag of the latest write of every cell.
   ShadowMemory* writer_tags_ = nullptr;

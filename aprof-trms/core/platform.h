@@ -18,6 +18,10 @@ void PlatformFree(void* p);
 // parts cost no resident memory. Never returns null.
 void* PlatformAllocateZeroedPages(size_t bytes);
 void PlatformFreePages(void* p, size_t bytes);
+// Zero-fills whole pages [p, p + bytes) inside a block from
+// PlatformAllocateZeroedPages, giving their resident memory back to the
+// system where it can (the mapping stays).
+void PlatformReleasePages(void* p, size_t bytes);
 
 // Reports a failed internal invariant and terminates.
 [[noreturn]] void PlatformCheckFailed(const char* file, int line,

@@ -6,13 +6,16 @@
 //   address bits 15..0  -> chunk: one Timestamp per cell of 2^shift bytes
 //
 // Secondary tables and chunks are allocated on first write access, so a
-// per-thread table stays proportional to the memory that thread touched.
-// Lookups that must not allocate (reading the global write timestamps)
-// return null for untouched memory, which means "timestamp 0".
+// per-thread table stays proportional to the memory that thread touched;
+// they come from a ShadowAllocator shared by all shadow memories of an
+// engine, which carves them out of large regions. Lookups that must not
+// allocate (reading the global write timestamps) return null for untouched
+// memory, which means "timestamp 0".
 #ifndef APROF_CORE_SHADOW_MEMORY_H
 #define APROF_CORE_SHADOW_MEMORY_H
 
 #include "internal_vector.h"
+#include "shadow_allocator.h"
 #include "types.h"
 
 namespace aprof {
@@ -26,8 +29,9 @@ class ShadowMemory {
       kAddressBits - kSecondaryBits - kChunkAddressBits;
   static constexpr uptr kAddressLimit = uptr{1} << kAddressBits;
 
-  // Cells are 2^resolution_shift bytes (shift 0..4: 1 to 16 bytes).
-  explicit ShadowMemory(unsigned resolution_shift);
+  // Cells are 2^allocator.resolution_shift() bytes (shift 0..4: 1 to 16
+  // bytes). The allocator must outlive the shadow memory.
+  explicit ShadowMemory(ShadowAllocator& allocator);
   ~ShadowMemory();
   ShadowMemory(const ShadowMemory&) = delete;
   ShadowMemory& operator=(const ShadowMemory&) = delete;
@@ -80,7 +84,12 @@ class ShadowMemory {
     }
   }
 
-  // Bytes of shadow allocated (tables and chunks), for statistics.
+  // Cells [first, last] become never accessed (timestamp 0), as after
+  // munmap: chunks they cover whole go back to the allocator, the others
+  // are zeroed in place; nothing is allocated.
+  void Forget(uptr first, uptr last);
+
+  // Bytes of secondary tables and chunks held, for statistics.
   u64 allocated_bytes() const { return allocated_bytes_; }
 
  private:
@@ -109,7 +118,9 @@ class ShadowMemory {
   uptr ChunkIndexOf(uptr cell) const { return cell >> chunk_index_shift_; }
   Timestamp** AllocateSecondary(uptr primary_index);
   Timestamp* AllocateChunk();
-  uptr chunk_bytes() const { return cells_per_chunk() * sizeof(Timestamp); }
+  // Forget() within the secondary table of primary_index.
+  void ForgetInSecondary(uptr primary_index, uptr first, uptr last);
+  void FreeSecondary(uptr primary_index);
 
   // Recently used chunks, direct-mapped by chunk index: accesses cluster in
   // a few regions at a time (stack, heap, globals, I/O buffers), each of
@@ -126,6 +137,7 @@ class ShadowMemory {
   const uptr cell_in_chunk_mask_;     // cell -> its index in the chunk
   Timestamp*** primary_;
   CachedChunk cache_[kCachedChunks];
+  ShadowAllocator& allocator_;  // after the fields of the access path
   // Primary entries that hold a secondary table, so that walks over the
   // shadow never scan the mostly empty primary table.
   InternalVector<uptr> used_primary_indices_;

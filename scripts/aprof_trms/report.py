@@ -28,7 +28,7 @@ from typing import Dict, List, Optional, Tuple, Union
 __all__ = [
     "FORMAT_VERSION", "MAGIC", "METRICS", "ReportError",
     "Header", "Thread", "Routine", "Totals", "CostTuple", "ThreadSource", "KernelSource",
-    "Report", "SUPPORTED_VERSIONS",
+    "Report",
     "load", "loads", "unescape", "escape",
     "routines_named", "routine_named", "activations", "totals", "tuples",
     "consistency_problems",
@@ -36,8 +36,10 @@ __all__ = [
 
 MAGIC = "aprof-trms-report"
 FORMAT_VERSION = 2
-# Version 2 added the optional input-sources records (--input-sources=yes).
-SUPPORTED_VERSIONS = (1, 2)
+FORMAT_VERSION = 3
+# Older versions this reader still reads, with their field counts that differ.
+# Version 3 added the optional input-sources records (--input-sources=yes).
+_OLD_FIELD_COUNTS = {1: {"routine": 5}, 2: {}}
 METRICS = ("trms", "rms")
 COST_METRICS = ("bb", "instructions")
 RESOLUTIONS = (1, 2, 4, 8, 16)
@@ -72,6 +74,8 @@ class Header:
     syscall_input: str     # "all" or "io"
     # False for --trms=no: only RMS was computed and every TRMS equals it.
     trms_tracking: bool = True
+    # Peak shadow memory of the run (bytes); None in reports older than the record.
+    shadow_peak_bytes: Optional[int] = None
     # True for --input-sources=yes: the report has thread-source and
     # kernel-source records.
     input_sources: bool = False
@@ -89,8 +93,14 @@ class Routine:
     id: int
     address: int           # entry address
     object: str            # ELF object path, or "???"
-    name: str              # demangled name, or "0x..." without a symbol
+    name: str              # demangled name; without a symbol "0x...@OBJECT" (version 1: "0x...")
     mangled: str
+    # Since format version 2 (None in older reports): the entry as the object
+    # numbers it (nm, addr2line), and the source file ("???" if unknown) and
+    # line (0 if unknown) of the entry.
+    object_address: Optional[int] = None
+    file: Optional[str] = None
+    line: Optional[int] = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -207,16 +217,16 @@ _TAGS = {
     MAGIC: (1, 0),
     "tool": (3, 1), "command": (None, 2), "pid": (2, 3), "cost-metric": (1, 4),
     "memory-resolution": (1, 5), "syscall-input": (1, 6), "trms-tracking": (1, 7),
-    "input-sources": (1, 8),
-    "thread": (3, 9), "routine": (5, 10), "totals": (5, 11),
-    "trms": (11, 12), "rms": (11, 13),
-    "thread-source": (5, 14), "kernel-source": (4, 15), "end": (1, 16),
+    "shadow-peak-bytes": (1, 7.5),  # after trms-tracking, before thread
+    "input-sources": (1, 7.7),
+    "thread": (3, 8), "routine": (8, 9), "totals": (5, 10),
+    "trms": (11, 11), "rms": (11, 12),
+    "thread-source": (5, 12.3), "kernel-source": (4, 12.6), "end": (1, 13),
 }
-_LAST_HEADER_RANK = 8
-# Header records that may be absent (written only when not the default).
-_OPTIONAL_TAGS = ("trms-tracking", "input-sources")
-# Records that need the `input-sources yes` header record.
-_SOURCE_TAGS = ("thread-source", "kernel-source")
+_LAST_HEADER_RANK = 7.7
+# Header records that may be absent (written only when not the default, or
+# not yet written by older versions).
+_OPTIONAL_TAGS = ("trms-tracking", "shadow-peak-bytes", "input-sources")
 _TUPLE_FIELDS = ("thread", "routine", "size", "calls", "min_cost", "max_cost",
                  "sum_cost", "sum_sq_cost", "sum_self_cost",
                  "sum_thread_induced", "sum_external")
@@ -275,6 +285,7 @@ class _Parser:
         if tag not in _TAGS:
             raise self.error(f"unknown record tag {tag!r}")
         count, rank = _TAGS[tag]
+        count = _OLD_FIELD_COUNTS.get(self.header.get("version"), {}).get(tag, count)
         if count is None:
             if len(args) < 1:
                 raise self.error(f"'{tag}' record needs at least 1 field after the tag, has 0")
@@ -298,9 +309,9 @@ class _Parser:
     # --- header -------------------------------------------------------------
     def rec_aprof_trms_report(self, tag, args):
         version = self.int_field(tag, "format version", args[0])
-        if version not in SUPPORTED_VERSIONS:
-            raise self.error(f"unsupported report format version {version} (this reader "
-                             f"supports {', '.join(map(str, SUPPORTED_VERSIONS))})")
+        if version != FORMAT_VERSION and version not in _OLD_FIELD_COUNTS:
+            raise self.error(f"unsupported report format version {version} "
+                             f"(this reader supports {FORMAT_VERSION} and older)")
         self.header["version"] = version
 
     def rec_tool(self, tag, args):
@@ -341,6 +352,9 @@ class _Parser:
             raise self.error(f"'{tag}' record: expected yes, found {args[0]!r}")
         self.header["input_sources"] = True
 
+    def rec_shadow_peak_bytes(self, tag, args):
+        self.header["shadow_peak_bytes"] = self.int_field(tag, "peak shadow bytes", args[0])
+
     # --- body ---------------------------------------------------------------
     def rec_thread(self, tag, args):
         serial, tid, cost = (self.int_field(tag, w, a) for w, a in
@@ -359,12 +373,19 @@ class _Parser:
         obj = self.text_field(tag, "object", args[2])
         name = self.text_field(tag, "name", args[3])
         mangled = self.text_field(tag, "mangled name", args[4])
+        source = ()
+        if len(args) > 5:  # format version 2
+            if not _ADDRESS.match(args[5]):
+                raise self.error(f"'routine' record: object address is not 0x followed by "
+                                 f"lowercase hex digits: {args[5]!r}")
+            source = (int(args[5], 16), self.text_field(tag, "source file", args[6]),
+                      self.int_field(tag, "line", args[7]))
         if ident in self.routines:
             raise self.error(f"duplicate routine id {ident}")
         if (obj, address) in self.routine_keys:
             raise self.error(f"routine {ident} has the same object and entry address as "
                              f"routine {self.routine_keys[(obj, address)]}: {obj} {args[1]}")
-        self.routines[ident] = Routine(ident, address, obj, name, mangled)
+        self.routines[ident] = Routine(ident, address, obj, name, mangled, *source)
         self.routine_keys[(obj, address)] = ident
 
     def rec_totals(self, tag, args):
@@ -459,7 +480,8 @@ class _Parser:
         header = Header(h["version"], h["tool"], h["tool_version"], h["valgrind_version"],
                         h["command"], h["pid"], h["ppid"], h["cost_metric"],
                         h["memory_resolution"], h["syscall_input"],
-                        h.get("trms_tracking", True), h.get("input_sources", False))
+                        h.get("trms_tracking", True), h.get("shadow_peak_bytes"),
+                        h.get("input_sources", False))
         return Report(self.path, header, self.threads, self.routines, self.totals,
                       self.metrics["trms"], self.metrics["rms"],
                       self.thread_sources, self.kernel_sources)

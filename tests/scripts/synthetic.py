@@ -121,8 +121,9 @@ def report_text(routines: Sequence[Routine], threads: int = 1, cost_metric: str 
         lines.append(f"thread\t{th}\t{th}\t{thread_cost[th]}")
     esc = aprof_report.escape
     for rid, r in enumerate(routines, 1):
-        lines.append(f"routine\t{rid}\t{0x401000 + 0x40 * rid:#x}\t{esc(r.object)}\t"
-                     f"{esc(r.name)}\t{esc(r.name)}")
+        entry = 0x401000 + 0x40 * rid
+        lines.append(f"routine\t{rid}\t{entry:#x}\t{esc(r.object)}\t{esc(r.name)}\t{esc(r.name)}\t"
+                     f"{entry:#x}\t???\t0")
     for (th, rid), (calls, cost) in sorted(totals.items()):
         lines.append(f"totals\t{th}\t{rid}\t{calls}\t{cost}\t{cost}")
     for metric in ("trms", "rms"):

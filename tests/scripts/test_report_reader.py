@@ -11,6 +11,8 @@ SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "
 sys.path.insert(0, os.path.normpath(SCRIPTS))
 from aprof_trms import report as ar  # noqa: E402
 
+# Most tests use version 1 reports (the older format, still read); the
+# version 2 tests below cover what changed: the routine record.
 HEADER = [
     "aprof-trms-report\t1",
     "tool\taprof-trms\t0.1.0\t3.19.0",
@@ -20,7 +22,7 @@ HEADER = [
     "memory-resolution\t4",
     "syscall-input\tall",
 ]
-# The example of docs/report-format.md.
+# The example of docs/report-format.md, in version 1.
 EXAMPLE_BODY = [
     "thread\t1\t1\t183422",
     "thread\t2\t2\t5120",
@@ -30,6 +32,11 @@ EXAMPLE_BODY = [
     "rms\t2\t7\t1\t100\t4\t4\t400\t1600\t400\t100\t0",
 ]
 BIG = 2 ** 150 + 12345  # sums of squares may exceed 64 bits
+
+# Version 2: the routine record gives the object address, source file and line.
+HEADER_V2 = ["aprof-trms-report\t2"] + HEADER[1:]
+ROUTINE_V2 = "routine\t7\t0x401136\t/home/u/consumer\tconsume_data\tconsume_data\t0x401136\tsrc/consumer.c\t42"
+EXAMPLE_BODY_V2 = [ROUTINE_V2 if line.startswith("routine") else line for line in EXAMPLE_BODY]
 
 def report_text(body, header=HEADER, end=True):
     lines = list(header) + list(body)
@@ -95,6 +102,32 @@ def test_example_of_the_spec():
     assert ar.consistency_problems(r) == []
 
 
+def test_version_2_routine_record():
+    r = parse(report_text(EXAMPLE_BODY_V2, header=HEADER_V2))
+    assert r.header.version == 2
+    assert r.routines == {7: ar.Routine(7, 0x401136, "/home/u/consumer", "consume_data",
+                                        "consume_data", 0x401136, "src/consumer.c", 42)}
+    assert ar.consistency_problems(r) == []
+    # Version 1 reports have no object address, file or line.
+    old = parse(report_text(EXAMPLE_BODY)).routines[7]
+    assert (old.object_address, old.file, old.line) == (None, None, None)
+    # A symbol-less routine of a shared object, without line information.
+    line = "routine\t7\t0x7f0000018e00\t/lib/libx.so\t0x18e00@libx.so\t0x18e00@libx.so\t0x18e00\t???\t0"
+    r = parse(report_text(replace_line(EXAMPLE_BODY_V2, 2, line), header=HEADER_V2))
+    assert r.routines[7].object_address == 0x18e00 and r.routines[7].line == 0
+
+
+@pytest.mark.parametrize("header,line,pattern", [
+    (HEADER_V2, EXAMPLE_BODY[2], "'routine' record needs 8 field"),
+    (HEADER, ROUTINE_V2, "'routine' record needs 5 field"),
+    (HEADER_V2, ROUTINE_V2.replace("\t0x401136\tsrc", "\t401136\tsrc"), "object address is not 0x"),
+    (HEADER_V2, ROUTINE_V2.replace("\t42", "\t-42"), "line is not an unsigned decimal"),
+    (HEADER_V2, ROUTINE_V2.replace("src/", "src\\x"), "source file: invalid escape"),
+])
+def test_version_2_routine_errors(header, line, pattern):
+    expect_error(report_text(replace_line(EXAMPLE_BODY, 2, line), header=header), 10, pattern)
+
+
 def test_spec_example_file_matches_docs():
     """The example in docs/report-format.md is the one these tests use."""
     doc = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
@@ -102,7 +135,7 @@ def test_spec_example_file_matches_docs():
     with open(doc, encoding="utf-8") as f:
         text = f.read()
     block = re.search(r"## Example\s*```\n(.*?)```", text, re.S).group(1)
-    assert block == report_text(EXAMPLE_BODY)
+    assert block == report_text(EXAMPLE_BODY_V2, header=["aprof-trms-report\t3"] + HEADER[1:])
     assert ar.consistency_problems(ar.loads(block)) == []
 
 
@@ -199,7 +232,7 @@ def test_wrong_magic():
     expect_error("tool\taprof-trms\t0.1.0\t3.19.0\n", 1, "not an aprof-trms report")
 
 
-@pytest.mark.parametrize("version", ["3", "0", "10"])
+@pytest.mark.parametrize("version", ["4", "0", "10"])
 def test_unsupported_version(version):
     expect_error(report_text(EXAMPLE_BODY, header=replace_line(HEADER, 0, "aprof-trms-report\t" + version)),
                  1, "unsupported report format version " + version)
@@ -329,6 +362,26 @@ def test_optional_trms_tracking_record():
     header = HEADER[:6] + ["trms-tracking\tno", HEADER[6]]
     expect_error(report_text(EXAMPLE_BODY, header=header), 7,
                  "missing 'syscall-input' record before 'trms-tracking'")
+
+
+def test_optional_shadow_peak_record():
+    assert ar.loads(report_text(EXAMPLE_BODY)).header.shadow_peak_bytes is None  # older reports
+    header = HEADER + ["trms-tracking\tno", "shadow-peak-bytes\t3221225472"]
+    h = ar.loads(report_text(EXAMPLE_BODY, header=header)).header
+    assert (h.shadow_peak_bytes, h.trms_tracking) == (3 * 2 ** 30, False)
+    assert ar.loads(report_text(EXAMPLE_BODY, header=HEADER + ["shadow-peak-bytes\t0"])
+                    ).header.shadow_peak_bytes == 0
+    expect_error(report_text(EXAMPLE_BODY, header=HEADER + ["shadow-peak-bytes\t-1"]), 8,
+                 "peak shadow bytes is not an unsigned decimal integer")
+    expect_error(report_text(EXAMPLE_BODY, header=HEADER + ["shadow-peak-bytes\t1\t2"]), 8,
+                 "needs 1 field")
+    # After trms-tracking, before the threads, once.
+    expect_error(report_text(EXAMPLE_BODY, header=HEADER + ["shadow-peak-bytes\t1", "trms-tracking\tno"]),
+                 9, "out of order")
+    expect_error(report_text(EXAMPLE_BODY[:1] + ["shadow-peak-bytes\t1"] + EXAMPLE_BODY[1:]), 9,
+                 "out of order")
+    expect_error(report_text(EXAMPLE_BODY, header=HEADER + ["shadow-peak-bytes\t1"] * 2), 9,
+                 "duplicate 'shadow-peak-bytes' record")
 
 
 def test_duplicate_and_missing_header_records():

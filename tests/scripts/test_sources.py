@@ -36,7 +36,7 @@ def with_lines(text, replace=None, insert_before_end=()):
 
 def test_docs_example_parses():
     r = ar.loads(sources_example())
-    assert r.header.version == 2 and r.header.input_sources
+    assert r.header.version == 3 and r.header.input_sources
     assert r.thread_sources == {
         (2, 7, 1, 3): ar.ThreadSource(2, 7, 1, 3, 200),
         (2, 7, 1, None): ar.ThreadSource(2, 7, 1, None, 2),
@@ -45,14 +45,14 @@ def test_docs_example_parses():
     assert ar.consistency_problems(r) == []
 
 
-def test_version_1_reports_have_no_sources():
+def test_version_2_reports_have_no_sources():
     text = sources_example()
     lines = [l for l in text.splitlines() if not l.startswith(("thread-source", "kernel-source",
                                                                 "input-sources", "end"))]
-    lines[0] = "aprof-trms-report\t1"
+    lines[0] = "aprof-trms-report\t2"
     lines.append(f"end\t{len(lines)}")
     r = ar.loads("".join(l + "\n" for l in lines))
-    assert r.header.version == 1 and not r.header.input_sources
+    assert r.header.version == 2 and not r.header.input_sources
     assert r.thread_sources == {} and r.kernel_sources == {}
 
 

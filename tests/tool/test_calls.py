@@ -97,5 +97,6 @@ def test_no_activation_starts_where_unwinding_lands(tmp_path):
                                 Spec([program("exceptions"), "1000"]),
                                 Spec([program("signals"), "siglongjmp", "20"])])
     for run in runs:
-        mid_function = [r.name for r in run.report.routines.values() if "+" in r.name]
+        mid_function = [r.name for r in run.report.routines.values()
+                        if "+" in r.name and not r.name.startswith("0x")]  # not 0x…@libstdc++
         assert not mid_function, f"{run.describe()}: activations started mid-function: {mid_function}"

@@ -17,7 +17,7 @@ def test_header_file_name_and_pid(tmp_path):
     h = r.header
     assert os.path.basename(r.path) == f"aprof.{run.pid}"
     assert (h.pid, h.ppid) == (run.pid, os.getpid())
-    assert h.version == 1
+    assert h.version == ar.FORMAT_VERSION == 3
     assert h.tool == "aprof-trms"
     banner = re.search(r"^==\d+== aprof-trms-(\S+), input-sensitive profiler", run.stderr, re.M)
     assert banner, run.describe()
@@ -80,7 +80,14 @@ def test_unwritable_output_path(tmp_path):
 BAD_OPTIONS = ["--memory-resolution=3", "--memory-resolution=0", "--memory-resolution=32",
                "--memory-resolution=four", "--cost-metric=foo", "--cost-metric=",
                "--syscall-input=x", "--collect-atstart=maybe", "--trms=rms",
-               "--overflow-threshold=abc"]
+               "--overflow-threshold=abc",
+               # Numbers are plain decimals: no suffix, sign, blank or leading zero.
+               "--memory-resolution=4k", "--memory-resolution=4x", "--memory-resolution=1-",
+               "--memory-resolution=+8", "--memory-resolution=08", "--memory-resolution= 4",
+               "--memory-resolution=", "--memory-resolution=-4", "--overflow-threshold=100k",
+               "--overflow-threshold=+100", "--overflow-threshold=0100",
+               "--overflow-threshold= 100", "--overflow-threshold=63",
+               "--overflow-threshold=2147483648", "--overflow-threshold=99999999999999999999"]
 
 
 def test_bad_option_values(tmp_path):

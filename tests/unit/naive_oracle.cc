@@ -5,9 +5,19 @@ namespace aprof::testing {
 std::vector<uint64_t> NaiveOracle::Cells(uint64_t address, uint64_t size) const {
   // Byte by byte, so that it shares no range arithmetic with the engine.
   std::set<uint64_t> cells;
-  for (uint64_t b = address; b < address + size; ++b)
-    if (b < (uint64_t{1} << 47)) cells.insert(b >> shift_);
+  for (uint64_t b = address; b < address + size; ++b) {
+    if (b >= (uint64_t{1} << 47)) continue;
+    const uint64_t cell = b >> shift_;
+    uint64_t incarnation = 0;  // unmaps that touched a byte of the cell
+    for (const auto& [first, last] : unmapped_)
+      incarnation += first >> shift_ <= cell && cell <= last >> shift_;
+    cells.insert(cell | incarnation << 47);  // cell numbers are below 2^47
+  }
   return {cells.begin(), cells.end()};
+}
+
+void NaiveOracle::Unmap(uint64_t address, uint64_t size) {
+  if (size > 0) unmapped_.push_back({address, address + size - 1});
 }
 
 void NaiveOracle::Read(Thread& t, uint64_t cell) {
@@ -112,6 +122,7 @@ std::vector<ObservedActivation> NaiveOracle::Run(const Trace& trace) {
       case EventKind::kKernelWrite:
         for (uint64_t cell : Cells(e.address, e.size)) KernelWrite(cell, e.value);
         break;
+      case EventKind::kUnmap: Unmap(e.address, e.size); break;
     }
   }
   while (!live_.empty()) end_thread(live_.begin()->first);

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <set>
 #include <vector>
 
@@ -52,7 +53,10 @@ class NaiveOracle {
     std::set<uint32_t> accessed_since_write;
   };
 
+  // The cells an access overlaps, each as its current incarnation: a cell
+  // unmapped and mapped again is a new cell, as if at another address.
   std::vector<uint64_t> Cells(uint64_t address, uint64_t size) const;
+  void Unmap(uint64_t address, uint64_t size);
   void Read(Thread& t, uint64_t cell);
   void Write(Thread& t, uint64_t cell);
   void KernelWrite(uint64_t cell, uint32_t syscall);
@@ -61,7 +65,8 @@ class NaiveOracle {
   const unsigned shift_;
   uint32_t next_serial_ = 1;
   std::map<uint32_t, Thread> live_;  // by host thread id
-  std::map<uint64_t, Cell> cells_;
+  std::map<uint64_t, Cell> cells_;             // by incarnation
+  std::vector<std::pair<uint64_t, uint64_t>> unmapped_;  // [first, last] byte of each unmap
   std::vector<ObservedActivation> completed_;
   SourceCounts sources_;
   bool consistent_ = true;

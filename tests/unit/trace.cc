@@ -19,6 +19,7 @@ const char* KindName(EventKind kind) {
     case EventKind::kWrite: return "write";
     case EventKind::kKernelRead: return "kread";
     case EventKind::kKernelWrite: return "kwrite";
+    case EventKind::kUnmap: return "unmap";
   }
   return "?";
 }
@@ -105,6 +106,7 @@ std::vector<ObservedActivation> RunEngine(Engine& engine, const Trace& trace) {
         break;
       case EventKind::kKernelRead: engine.KernelRead(e.address, e.size); break;
       case EventKind::kKernelWrite: engine.KernelWrite(e.address, e.size, e.value); break;
+      case EventKind::kUnmap: engine.Unmapped(e.address, e.size); break;
     }
   }
   engine.ExitAllThreads();
@@ -116,10 +118,10 @@ Trace RandomTrace(std::mt19937_64& rng, const TraceShape& shape) {
   auto chance = [&](int percent) { return static_cast<int>(rng() % 100) < percent; };
   auto pick = [&](uint64_t n) { return rng() % n; };
 
-  // Hot address ranges: ordinary memory, the last bytes before a 64 KiB
-  // chunk boundary, and the top of the 47-bit address space (accesses there
-  // may run past it).
-  const uint64_t bases[] = {0x601000, 0x7ffff000 - shape.address_span / 2,
+  // Hot address ranges: ordinary memory, the bytes around a 64 KiB chunk
+  // boundary that is also a secondary-table (1 GiB) boundary, and the top of
+  // the 47-bit address space (accesses there may run past it).
+  const uint64_t bases[] = {0x601000, 0x80000000 - shape.address_span / 2,
                             (uint64_t{1} << 47) - shape.address_span};
   auto random_access = [&](EventKind kind) {
     Event e{kind};
@@ -128,6 +130,15 @@ Trace RandomTrace(std::mt19937_64& rng, const TraceShape& shape) {
     e.size = sizes[pick(8)];
     if (kind == EventKind::kKernelWrite || kind == EventKind::kKernelRead) e.size = 1 + pick(24);
     if (kind == EventKind::kKernelWrite) e.value = static_cast<uint32_t>(pick(3));  // system call
+    return e;
+  };
+  // A few bytes of the hot range, or from its page or its chunk on for one
+  // or two chunks (freeing whole shadow chunks, zeroing parts of others).
+  auto random_unmap = [&]() {
+    Event e = random_access(EventKind::kUnmap);
+    if (chance(50)) return e;
+    e.address &= chance(50) ? ~uint64_t{0xffff} : ~uint64_t{0xfff};
+    e.size = uint64_t{0x10000} * (1 + pick(2));
     return e;
   };
 
@@ -169,8 +180,10 @@ Trace RandomTrace(std::mt19937_64& rng, const TraceShape& shape) {
       trace.push_back(random_access(EventKind::kWrite));
     } else if (roll < 95) {
       trace.push_back(random_access(EventKind::kKernelRead));
-    } else {
+    } else if (roll < 99) {
       trace.push_back(random_access(EventKind::kKernelWrite));
+    } else {
+      trace.push_back(random_unmap());
     }
   }
   return trace;

@@ -25,6 +25,7 @@ enum class EventKind {
   kWrite,
   kKernelRead,
   kKernelWrite,
+  kUnmap,
 };
 
 struct Event {
@@ -51,6 +52,9 @@ inline Event KernelRead(uint64_t address, uint64_t size = 4) {
 inline Event KernelWrite(uint64_t address, uint64_t size = 4, uint32_t syscall = 0) {
   return {EventKind::kKernelWrite, syscall, address, size};
 }
+// The program unmaps [address, address + size): memory mapped there later is
+// new memory.
+inline Event Unmap(uint64_t address, uint64_t size) { return {EventKind::kUnmap, 0, address, size}; }
 
 std::string ToString(const Event& e);
 
@@ -96,8 +100,9 @@ struct TraceShape {
 
 // A random trace: nested calls and returns, reads and writes (1 to 16
 // bytes, often unaligned) over a few hot addresses, kernel reads and
-// writes, thread switches, thread exits and restarts of the same host id.
-// Hot ranges include a chunk boundary and the top of the address space.
+// writes, unmaps of parts or whole 64 KiB chunks of memory, thread switches,
+// thread exits and restarts of the same host id. Hot ranges include a chunk
+// boundary and the top of the address space.
 Trace RandomTrace(std::mt19937_64& rng, const TraceShape& shape);
 
 }  // namespace aprof::testing

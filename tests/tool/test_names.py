@@ -1,0 +1,114 @@
+"""Routine names and locations (docs/report-format.md, routine record):
+source file and line from debug information, symbol-less routines named by
+object address and object as callgrind does, and a symbol-less dispatcher
+(an indirect jump that is not a PLT stub) counted like callgrind counts it."""
+import os
+import re
+import subprocess
+
+from aprof_trms import report as ar
+from callgrind_out import call_counts, counts_by_basename
+from toolrun import Spec, program, routine, run_tools, valgrind
+
+N = 1234
+
+
+def nm_addresses(path):
+    """{symbol: address} of the defined text symbols of an ELF file (nm)."""
+    out = subprocess.run(["nm", "--defined-only", path], capture_output=True, text=True,
+                         check=True).stdout
+    return {m.group(3): int(m.group(1), 16)
+            for m in re.finditer(r"^([0-9a-f]+) ([tTwW]) (\S+)$", out, re.M)}
+
+
+def source_lines(path, pattern):
+    """The 1-based line numbers of the function of `path` whose first line
+    matches `pattern`, up to its closing brace (in column 1, or on the same
+    line)."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    starts = [i for i, line in enumerate(lines) if re.search(pattern, line)]
+    assert len(starts) == 1, f"{pattern!r} in {path}: lines {starts}"
+    if lines[starts[0]].rstrip().endswith("}"):  # a one-line function
+        return range(starts[0] + 1, starts[0] + 2)
+    end = next(i for i in range(starts[0], len(lines)) if lines[i].startswith("}"))
+    return range(starts[0] + 1, end + 2)
+
+
+def plt_sections(path):
+    """{section name: range of addresses} of the .plt* sections of an ELF file."""
+    out = subprocess.run(["objdump", "-h", path], capture_output=True, text=True,
+                         check=True).stdout
+    return {m.group(1): range(int(m.group(3), 16), int(m.group(3), 16) + int(m.group(2), 16))
+            for m in re.finditer(r"^\s*\d+ (\.plt\S*)\s+([0-9a-f]+)\s+([0-9a-f]+)", out, re.M)}
+
+
+def assert_no_routine_in_plt(report, prog):
+    """PLT stubs (.plt, and .plt.got, through which the program calls
+    __cxa_finalize at exit) only jump on: none is a routine."""
+    sections = plt_sections(prog)
+    assert ".plt.got" in sections, sections
+    stubs = [(rt.name, name) for rt in report.routines.values() if rt.object == prog
+             for name, addresses in sections.items() if rt.object_address in addresses]
+    assert stubs == [], stubs
+    assert ar.activations(report, routine(report, "__cxa_finalize", "libc.so.6")) >= 1
+
+
+PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
+
+
+def test_source_file_and_line_of_routines(tmp_path):
+    """The line of a routine's first instruction: within the function's
+    lines; exactly its line for a one-line function."""
+    prog, disp = program("sumarray"), program("dispatch")
+    run, run_disp = run_tools(tmp_path, [Spec([prog, "100"]), Spec([disp, "10"])])
+    r = run.report
+    assert r.header.version == ar.FORMAT_VERSION == 3
+    source = os.path.join(PROGRAMS, "sumarray.cc")
+    symbols = nm_addresses(prog)
+    for name, pattern in (("sum_array", r"\bsum_array\(const int\* a"),
+                          ("run_sum", r"\brun_sum\(const int\* a"),
+                          ("main", r"^int main\(")):
+        rt = routine(r, name, prog)
+        # The directory comes from the debug information (here, the build's).
+        assert os.path.samefile(rt.file, source), rt
+        assert rt.line in source_lines(source, pattern), rt
+        # The object address is the symbol's address in the file (nm).
+        assert rt.object_address == symbols[name], (rt, hex(symbols[name]))
+    rt = routine(run_disp.report, "dispatch", disp)
+    assert os.path.samefile(rt.file, os.path.join(PROGRAMS, "dispatch.cc")), rt
+    assert [rt.line] == list(source_lines(rt.file, r"\bint dispatch\(int x")), rt
+    assert_no_routine_in_plt(r, prog)
+    # Routines without line information (_start of crt1.o, ...) have none.
+    for rt in r.routines.values():
+        assert (rt.file == "???") == (rt.line == 0), rt
+
+
+def test_stripped_dispatcher_named_by_object_address_and_counted(tmp_path):
+    """dispatch() of a stripped binary is one `jmp *(%rsi)`: not a PLT stub.
+    It is named 0x<nm address>@dispatch-stripped and has exactly N
+    activations, as many as callgrind counts calls."""
+    stripped = program("dispatch-stripped")
+    assert "dispatch" not in subprocess.run(["nm", stripped], capture_output=True,
+                                            text=True).stdout, "not stripped"
+    address = nm_addresses(program("dispatch"))["dispatch"]
+    cg_out = tmp_path / "callgrind.out"
+    aprof, cg = run_tools(tmp_path, [
+        Spec([stripped, str(N)]),
+        Spec(["--tool=callgrind", f"--callgrind-out-file={cg_out}", stripped, str(N)],
+             out_file=None, launcher=valgrind()),
+    ])
+    assert aprof.counts() == {"dispatch": N} == cg.counts()
+    r = aprof.report
+    name = f"{address:#x}@dispatch-stripped"
+    found = [rt for rt in r.routines.values() if rt.name == name]
+    assert len(found) == 1, sorted(rt.name for rt in r.routines.values() if rt.object == stripped)
+    rt = found[0]
+    assert (rt.object, rt.mangled, rt.object_address, rt.file, rt.line) == \
+        (stripped, name, address, "???", 0), rt
+    assert ar.activations(r, rt) == N
+    assert_no_routine_in_plt(r, stripped)
+    # callgrind names it by the same object address.
+    calls = counts_by_basename(call_counts(cg_out))
+    assert calls[(f"{address:#018x}", "dispatch-stripped")] == N
+
