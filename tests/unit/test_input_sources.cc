@@ -33,15 +33,23 @@ SourceCount FromSyscall(uint32_t thread, RoutineId consumer, uint32_t syscall) {
   return {thread, consumer, true, 0, syscall};
 }
 
+// A random trace of min_events to 2 * min_events events and a random
+// resolution shift, reproducible from the seed.
+Trace TraceForSeed(uint64_t seed, int min_events, unsigned* shift) {
+  std::mt19937_64 rng(seed);
+  TraceShape shape;
+  shape.events = min_events + static_cast<int>(rng() % min_events);
+  Trace trace = RandomTrace(rng, shape);
+  *shift = static_cast<unsigned>(rng() % 5);
+  return trace;
+}
+
 TEST(InputSources, EngineMatchesNaiveAlgorithm) {
   uint64_t counted = 0;
   for (int i = 0; i < 300; ++i) {
     const uint64_t seed = 4242 + i;
-    std::mt19937_64 rng(seed);
-    TraceShape shape;
-    shape.events = 200 + static_cast<int>(rng() % 400);
-    const Trace trace = RandomTrace(rng, shape);
-    const unsigned shift = static_cast<unsigned>(rng() % 5);
+    unsigned shift;
+    const Trace trace = TraceForSeed(seed, 300, &shift);
 
     Engine with(WithSources(shift));
     EngineOptions plain_options;
@@ -66,16 +74,14 @@ TEST(InputSources, RenumberingChangesNoSource) {
   uint64_t renumberings = 0;
   for (int i = 0; i < 150; ++i) {
     const uint64_t seed = 99 + i;
-    std::mt19937_64 rng(seed);
-    TraceShape shape;
-    shape.events = 300 + static_cast<int>(rng() % 300);
-    const Trace trace = RandomTrace(rng, shape);
-    EngineOptions often = WithSources();
+    unsigned shift;
+    const Trace trace = TraceForSeed(seed, 300, &shift);
+    EngineOptions often = WithSources(shift);
     often.overflow_threshold = 64;
     Engine renumbered(often);
     RunEngine(renumbered, trace);
     renumberings += renumbered.statistics().renumberings;
-    const SourceCounts expected = SourcesOf(trace, WithSources());
+    const SourceCounts expected = SourcesOf(trace, WithSources(shift));
     ASSERT_FALSE(expected.empty()) << "seed " << seed;
     ASSERT_EQ(EngineSources(renumbered), expected) << "seed " << seed;
   }
