@@ -97,12 +97,23 @@ def test_routines_on_one_side_or_with_few_sizes_are_informational(tmp_path):
                   R("few", C["n"], sizes=SIZES[:3]))
     cand = report(tmp_path / "cand", R("work", C["n"]), R("new", C["n^3"]),
                   R("few", C["n^3"], sizes=SIZES[:4]))
+    details = ["ONLY IN BASELINE gone (synthetic)", "ONLY IN CANDIDATE new (synthetic)",
+               "NOT COMPARED few (synthetic): baseline has 3 distinct trms sizes, 5 needed",
+               "UNCHANGED work (synthetic): n -> n (growth 1.00 -> 1.00, +0.00)"]
+    summary = "1 not compared (too few sizes), 1 only in baseline, 1 only in candidate"
+    # Quiet by default: the counts, the verdict, and how to see the rest.
     r = run([base], [cand])
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "ONLY IN BASELINE gone (synthetic)" in r.stdout
-    assert "ONLY IN CANDIDATE new (synthetic)" in r.stdout
-    assert "NOT COMPARED few (synthetic): baseline has 3 distinct trms sizes, 5 needed" in r.stdout
-    assert "1 not compared (too few sizes), 1 only in baseline, 1 only in candidate" in r.stdout
+    assert r.stdout.splitlines()[0].startswith("regress.py: 1 routine compared"), r.stdout
+    assert summary in r.stdout and r.stdout.splitlines()[0].endswith("; -v lists them")
+    assert r.stdout.splitlines()[1:] == ["OK: no growth regression"], r.stdout
+    for option in ("-v", "--verbose"):
+        r = run([base], [cand], option)
+        assert r.returncode == 0, r.stdout + r.stderr
+        lines = r.stdout.splitlines()
+        assert sorted(lines[:4]) == sorted(details), r.stdout
+        assert summary in lines[4] and "-v lists them" not in lines[4]
+        assert lines[5:] == ["OK: no growth regression"]
 
 
 def test_several_reports_and_directories_per_side(tmp_path):
