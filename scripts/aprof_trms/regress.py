@@ -101,6 +101,10 @@ def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: st
     if metric == "trms" and base.trms_tracking != cand.trms_tracking:
         raise BadInput("one side was profiled with --trms=no (RMS only): compare TRMS only "
                        "between runs that both track it, or compare with --metric rms")
+    if metric == "trms" and base.syscall_input != cand.syscall_input:
+        raise BadInput(f"baseline was profiled with --syscall-input={base.syscall_input}, "
+                       f"candidate with --syscall-input={cand.syscall_input}: their TRMS count "
+                       "different kernel input; profile both alike, or compare with --metric rms")
     b, c = by_match_key(base), by_match_key(cand)
     common = sorted(set(b) & set(c))
     if not common:

@@ -173,6 +173,17 @@ def test_trms_is_not_compared_with_an_rms_only_run(tmp_path):
     assert r.returncode == 0, r.stderr
 
 
+def test_trms_is_not_compared_across_syscall_input_settings(tmp_path):
+    base = report(tmp_path / "base", R("work", C["n"]))
+    io = report(tmp_path / "io", R("work", C["n"]), syscall_input="io")
+    r = run([base], [io])
+    assert r.returncode == 1 and "--syscall-input=all, candidate with --syscall-input=io" in r.stderr
+    r = run([base], [io], "--metric", "rms")
+    assert r.returncode == 0, r.stderr
+    r = run([base, io], [base], "--metric", "rms")      # within one side: never merged
+    assert r.returncode == 1 and "cannot be merged" in r.stderr
+
+
 def test_nothing_to_compare_exits_1(tmp_path):
     base = report(tmp_path / "base", R("work", C["n"]))
     other = report(tmp_path / "other", R("unrelated", C["n"]))
