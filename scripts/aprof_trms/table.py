@@ -1,0 +1,181 @@
+# The per-routine table of a profile: one row of numbers per routine, shared
+# by the flat annotate view and the HTML report.
+#
+# Copyright (C) 2026, the aprof-trms authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""One row per routine: what the annotate view prints and the HTML report
+shows in its routine table.
+
+    from aprof_trms import profile as aprof_profile, table
+    profile = aprof_profile.load_profile(["aprof-trms.out.4242"])
+    for row in table.routine_rows(profile):
+        print(row.name, row.calls, row.inclusive_share, row.fit_label("trms"))
+
+Columns (COLUMNS names them, as sort keys and table headers):
+
+- calls, self cost and its share, inclusive (cumulative, outermost
+  activations) cost and its share, shares in % of the total cost of all
+  threads of all reports;
+- distinct TRMS and RMS sizes, profile richness (|TRMS| - |RMS|) / |RMS|;
+- thread-induced and external shares: the induced first reads from other
+  threads / from the kernel in % of the routine's sum of TRMS (the paper's
+  Figure 9 reading; they include the callees' reads, as the report does);
+- the fitted cost function of the worst-case cost against TRMS and against
+  RMS (aprof_trms.fit), or why there is none.
+
+Per thread: thread_profiles() splits the reports into one profile per
+thread (report, thread serial), each a Profile of its own whose total is
+that thread's total, so that the same rows describe one thread.
+"""
+import dataclasses
+import os
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from . import fit as aprof_fit
+from . import profile as aprof_profile
+from . import report as aprof_report
+from .plotting import percent
+from .rank import display_name
+
+__all__ = ["COLUMNS", "Column", "FitInfo", "RoutineRow", "fit_info", "routine_rows",
+           "thread_profiles"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Column:
+    key: str       # sort key and attribute of RoutineRow
+    header: str    # short table header
+    title: str     # what it is, for --help and tooltips
+    numeric: bool = True
+
+
+COLUMNS: Tuple[Column, ...] = (
+    Column("calls", "calls", "number of activations"),
+    Column("self_cost", "self", "self cost (callees excluded)"),
+    Column("self_share", "self%", "self cost in % of the total cost"),
+    Column("inclusive_cost", "incl", "inclusive cost of the outermost activations"),
+    Column("inclusive_share", "incl%", "inclusive cost in % of the total cost"),
+    Column("distinct_trms", "|TRMS|", "distinct TRMS input sizes"),
+    Column("distinct_rms", "|RMS|", "distinct RMS input sizes"),
+    Column("richness", "rich", "profile richness (|TRMS| - |RMS|) / |RMS|"),
+    Column("thread_share", "thr%", "thread-induced reads in % of the sum of TRMS"),
+    Column("external_share", "ext%", "external (kernel) reads in % of the sum of TRMS"),
+    Column("trms_growth", "TRMS model", "cost function fitted on worst-case cost vs TRMS"),
+    Column("rms_growth", "RMS model", "cost function fitted on worst-case cost vs RMS"),
+    Column("name", "routine", "routine name", numeric=False),
+    Column("object", "object", "ELF object of the routine", numeric=False),
+)
+
+
+@dataclasses.dataclass
+class FitInfo:
+    """The worst-case fit of one routine and input metric, or why there is none."""
+    result: Optional[aprof_fit.FitResult] = None
+    reason: str = ""    # "only K distinct sizes (need 5)" when result is None
+
+    @property
+    def label(self) -> str:
+        """Model class ("n log n", "n^1.52") or "-" when not fitted."""
+        return aprof_fit.model_label(self.result.best) if self.result else "-"
+
+    @property
+    def growth(self) -> float:
+        """Growth exponent of the fit (aprof_fit scale); -1 when not fitted,
+        so that unfitted routines sort below constant ones."""
+        return self.result.best.growth_exponent() if self.result else -1.0
+
+
+def fit_info(routine: aprof_profile.RoutineProfile, metric: str) -> FitInfo:
+    try:
+        return FitInfo(aprof_fit.fit_routine(routine, metric, "max"))
+    except aprof_fit.NotEnoughPoints as e:
+        return FitInfo(reason=f"only {e.distinct} distinct size{'' if e.distinct == 1 else 's'} "
+                              f"(need {e.needed})")
+
+
+@dataclasses.dataclass
+class RoutineRow:
+    routine: aprof_profile.RoutineProfile
+    name: str                 # demangled, @0x... when aprof_profile told same names apart
+    object: str               # full path
+    calls: int
+    self_cost: int
+    self_share: float
+    inclusive_cost: int
+    inclusive_share: float
+    distinct_trms: int
+    distinct_rms: int
+    richness: float
+    thread_share: float
+    external_share: float
+    fits: Dict[str, FitInfo]  # by metric
+
+    @property
+    def trms_growth(self) -> float:
+        return self.fits["trms"].growth
+
+    @property
+    def rms_growth(self) -> float:
+        return self.fits["rms"].growth
+
+    def fit_label(self, metric: str) -> str:
+        return self.fits[metric].label
+
+    def sort_value(self, key: str):
+        value = getattr(self, key)
+        return os.path.basename(value) if key == "object" else value
+
+
+def richness(distinct_trms: int, distinct_rms: int) -> float:
+    return (distinct_trms - distinct_rms) / distinct_rms if distinct_rms else 0.0
+
+
+def routine_row(routine: aprof_profile.RoutineProfile, total_cost: int, fit: bool = True) -> RoutineRow:
+    sum_trms = routine.sum_trms
+    fits = {m: fit_info(routine, m) if fit else FitInfo(reason="not fitted")
+            for m in aprof_report.METRICS}
+    return RoutineRow(
+        routine, display_name(routine), routine.object, routine.calls,
+        routine.self_cost, percent(routine.self_cost, total_cost),
+        routine.cumulative_cost, percent(routine.cumulative_cost, total_cost),
+        len(routine.trms), len(routine.rms), richness(len(routine.trms), len(routine.rms)),
+        percent(routine.thread_induced, sum_trms), percent(routine.external, sum_trms), fits)
+
+
+def routine_rows(profile: aprof_profile.Profile,
+                 routines: Optional[Sequence[aprof_profile.RoutineProfile]] = None,
+                 fit: bool = True) -> List[RoutineRow]:
+    """Rows of `routines` (default: every routine of the profile), largest
+    inclusive cost first. fit=False leaves the models out (faster)."""
+    chosen = profile.routines.values() if routines is None else routines
+    rows = [routine_row(r, profile.total_cost, fit) for r in chosen]
+    rows.sort(key=lambda row: (-row.inclusive_cost, row.name))
+    return rows
+
+
+def sort_rows(rows: List[RoutineRow], key: str, ascending: bool = False) -> List[RoutineRow]:
+    """Rows ordered by column `key`; ties by name."""
+    by_name = sorted(rows, key=lambda row: row.name)
+    return sorted(by_name, key=lambda row: row.sort_value(key), reverse=not ascending)
+
+
+def _thread_report(rep: aprof_report.Report, serial: int) -> aprof_report.Report:
+    """The part of a report that belongs to one thread."""
+    def mine(records: dict) -> dict:
+        return {k: v for k, v in records.items() if k[0] == serial}
+    return dataclasses.replace(rep, threads={serial: rep.threads[serial]}, totals=mine(rep.totals),
+                               trms=mine(rep.trms), rms=mine(rep.rms))
+
+
+def thread_label(rep: aprof_report.Report, serial: int, several_reports: bool) -> str:
+    thread = rep.threads[serial]
+    label = f"thread {serial} (tid {thread.tid})"
+    return f"{os.path.basename(rep.path)} {label}" if several_reports else label
+
+
+def thread_profiles(reports: Sequence[aprof_report.Report]) -> List[Tuple[str, aprof_profile.Profile]]:
+    """(label, profile of one thread) for every thread of every report, in
+    report and start order."""
+    several = len(reports) > 1
+    return [(thread_label(rep, serial, several), aprof_profile.merge([_thread_report(rep, serial)]))
+            for rep in reports for serial in sorted(rep.threads)]
