@@ -31,14 +31,16 @@ import dataclasses
 import os
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from . import charts as aprof_charts
 from . import fit as aprof_fit
 from . import profile as aprof_profile
 from . import report as aprof_report
+from .plot import FitInfo, fit_of
 from .plotting import percent
 from .rank import display_name
 
-__all__ = ["COLUMNS", "Column", "FitInfo", "RoutineRow", "fit_info", "routine_rows",
-           "thread_profiles"]
+__all__ = ["COLUMNS", "Column", "RoutineRow", "fit_label", "fit_growth", "routine_rows",
+           "sort_rows", "thread_profiles", "thread_label"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,30 +69,15 @@ COLUMNS: Tuple[Column, ...] = (
 )
 
 
-@dataclasses.dataclass
-class FitInfo:
-    """The worst-case fit of one routine and input metric, or why there is none."""
-    result: Optional[aprof_fit.FitResult] = None
-    reason: str = ""    # "only K distinct sizes (need 5)" when result is None
-
-    @property
-    def label(self) -> str:
-        """Model class ("n log n", "n^1.52") or "-" when not fitted."""
-        return aprof_fit.model_label(self.result.best) if self.result else "-"
-
-    @property
-    def growth(self) -> float:
-        """Growth exponent of the fit (aprof_fit scale); -1 when not fitted,
-        so that unfitted routines sort below constant ones."""
-        return self.result.best.growth_exponent() if self.result else -1.0
+def fit_label(info: FitInfo) -> str:
+    """Model class ("n log n", "n^1.52") or "-" when not fitted."""
+    return aprof_fit.model_label(info.result.best) if info.result else "-"
 
 
-def fit_info(routine: aprof_profile.RoutineProfile, metric: str) -> FitInfo:
-    try:
-        return FitInfo(aprof_fit.fit_routine(routine, metric, "max"))
-    except aprof_fit.NotEnoughPoints as e:
-        return FitInfo(reason=f"only {e.distinct} distinct size{'' if e.distinct == 1 else 's'} "
-                              f"(need {e.needed})")
+def fit_growth(info: FitInfo) -> float:
+    """Growth exponent of the fit (aprof_fit scale); -1 when not fitted, so
+    that routines without a fit sort below constant ones."""
+    return info.result.best.growth_exponent() if info.result else -1.0
 
 
 @dataclasses.dataclass
@@ -112,34 +99,33 @@ class RoutineRow:
 
     @property
     def trms_growth(self) -> float:
-        return self.fits["trms"].growth
+        return fit_growth(self.fits["trms"])
 
     @property
     def rms_growth(self) -> float:
-        return self.fits["rms"].growth
+        return fit_growth(self.fits["rms"])
 
     def fit_label(self, metric: str) -> str:
-        return self.fits[metric].label
+        return fit_label(self.fits[metric])
 
     def sort_value(self, key: str):
         value = getattr(self, key)
         return os.path.basename(value) if key == "object" else value
 
 
-def richness(distinct_trms: int, distinct_rms: int) -> float:
-    return (distinct_trms - distinct_rms) / distinct_rms if distinct_rms else 0.0
-
-
 def routine_row(routine: aprof_profile.RoutineProfile, total_cost: int, fit: bool = True) -> RoutineRow:
-    sum_trms = routine.sum_trms
-    fits = {m: fit_info(routine, m) if fit else FitInfo(reason="not fitted")
+    # charts.py's numbers of the routine: richness and induced reads as its charts define them.
+    stats = aprof_charts.RoutineStats(routine.name, routine.calls, routine.cumulative_cost,
+                                      len(routine.trms), len(routine.rms), routine.sum_trms,
+                                      routine.sum_rms, routine.thread_induced, routine.external)
+    fits = {m: fit_of(aprof_fit, routine, m) if fit else FitInfo(reason="not fitted")
             for m in aprof_report.METRICS}
     return RoutineRow(
         routine, display_name(routine), routine.object, routine.calls,
         routine.self_cost, percent(routine.self_cost, total_cost),
         routine.cumulative_cost, percent(routine.cumulative_cost, total_cost),
-        len(routine.trms), len(routine.rms), richness(len(routine.trms), len(routine.rms)),
-        percent(routine.thread_induced, sum_trms), percent(routine.external, sum_trms), fits)
+        stats.distinct_trms, stats.distinct_rms, stats.richness,
+        percent(stats.thread_induced, stats.sum_trms), percent(stats.external, stats.sum_trms), fits)
 
 
 def routine_rows(profile: aprof_profile.Profile,

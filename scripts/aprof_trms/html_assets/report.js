@@ -290,12 +290,15 @@ function filterRows() {
   sortRows();
 }
 
+// Code-point order, as Python's sort (and faster than localeCompare).
+function compareText(a, b) { return a < b ? -1 : a > b ? 1 : 0; }
+
 function sortRows() {
   const key = state.sortKey, sign = state.ascending ? 1 : -1;
   state.order.sort((a, b) => {
     const va = sortValue(DATA.rows[a], key), vb = sortValue(DATA.rows[b], key);
-    const c = typeof va === "string" ? va.localeCompare(vb) : va - vb;
-    return c ? sign * c : DATA.rows[a][F.name].localeCompare(DATA.rows[b][F.name]);
+    const c = typeof va === "string" ? compareText(va, vb) : va - vb;
+    return c ? sign * c : compareText(DATA.rows[a][F.name], DATA.rows[b][F.name]);
   });
   const showAll = document.getElementById("show-all").checked;
   const sel = DATA.rows.filter(r => r[F.selected]).length;
@@ -355,7 +358,7 @@ function renderTable() {
   }
   document.querySelector("#routine-table thead").appendChild(tr);
   const objSelect = document.getElementById("filter-object");
-  DATA.objects.map((path, i) => [objectName(i), i]).sort((a, b) => a[0].localeCompare(b[0]))
+  DATA.objects.map((path, i) => [objectName(i), i]).sort((a, b) => compareText(a[0], b[0]))
     .forEach(([name, i]) => objSelect.appendChild(el("option", { value: i, title: DATA.objects[i] }, name)));
   for (const id of ["filter-name", "filter-regex", "filter-object", "show-all"]) {
     document.getElementById(id).addEventListener(id === "filter-name" ? "input" : "change", filterRows);
@@ -525,4 +528,5 @@ renderRegression();
 document.getElementById("log-axes").addEventListener("change", renderPlots);
 document.getElementById("view").addEventListener("change", renderPlots);
 if (DATA.threads.length < 2) document.getElementById("view").disabled = true;
-document.body.dataset.ready = "1";
+// Last: the tests and the load-time benchmark wait for it.
+document.body.dataset.ready = performance.now().toFixed(1);
