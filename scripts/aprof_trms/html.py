@@ -60,10 +60,16 @@ def _num(x: float) -> float:
     return float(f"{x:.4g}")
 
 
+def _param(x: Optional[float]) -> Optional[float]:
+    """A fit parameter with 7 significant digits: the curve drawn from it
+    is exact to the pixel."""
+    return None if x is None else float(f"{x:.7g}")
+
+
 def _fit_json(fit) -> Dict:
     return {"model": fit.model, "label": aprof_fit.model_label(fit), "formula": fit.formula(),
-            "a": fit.a, "b": fit.b, "c": fit.c, "k": fit.k, "r2": _num(fit.r2),
-            "aicc": _num(fit.criterion)}
+            "a": _param(fit.a), "b": _param(fit.b), "c": _param(fit.c), "k": _param(fit.k),
+            "r2": _num(fit.r2), "aicc": _num(fit.criterion)}
 
 
 def _fits_json(row: table.RoutineRow) -> Dict:
@@ -145,7 +151,7 @@ def report_data(reports: Sequence[aprof_report.Report], argv: Sequence[str],
     objects: Dict[str, int] = {}
     index = {row.routine.key: i for i, row in enumerate(rows)}
     threads = table.thread_profiles(reports) if sum(len(r.threads) for r in reports) > 1 else []
-    details = []
+    details = []   # per row: its points and fits, parsed by the page on demand
     for row in rows:
         r = row.routine
         per_thread = []
@@ -181,14 +187,25 @@ def _asset(name: str) -> str:
         return f.read()
 
 
+def _json(value) -> str:
+    """Compact JSON that cannot end the <script> holding it ('</' is
+    written '<\\/') and has no raw newline (json.dumps escapes them)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
+
+
 def render(data: Dict) -> str:
     """The page: template with the style, the data and the script inlined.
-    '</' in the JSON is written '<\\/' so no string can end the script."""
-    payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
+    The details of the routines (points, fits) are one JSON text per line,
+    which the page parses only for the routine shown: loading parses the
+    table's rows alone."""
+    data = dict(data)
+    details = "\n".join(_json(d) for d in data.pop("details"))
     values = {"TITLE": html.escape(" ; ".join(data["commands"]) or "aprof-trms report"),
-              "STYLE": _asset("report.css"), "DATA": payload, "SCRIPT": _asset("report.js")}
+              "STYLE": _asset("report.css"), "DATA": _json(data), "DETAILS": details,
+              "SCRIPT": _asset("report.js")}
     # One pass: a routine name containing "@SCRIPT@" stays text.
-    return re.sub(r"@(TITLE|STYLE|DATA|SCRIPT)@", lambda m: values[m.group(1)], _asset("report.html"))
+    return re.sub(r"@(TITLE|STYLE|DATA|DETAILS|SCRIPT)@", lambda m: values[m.group(1)],
+                  _asset("report.html"))
 
 
 def write_atomically(path: str, text: str) -> None:

@@ -125,7 +125,7 @@ def test_page_loads_without_errors_and_starts_from_default_selection(chromium, p
     assert "thread 1 (tid 1)" in header and "thread 2 (tid 2)" in header
     # The program-level charts are drawn: one bar pair per routine with induced reads.
     induced = [r for r in profile.routines.values() if r.thread_induced + r.external > 0]
-    assert len(chromium.css("#chart-induced g.series circle.pt")) == 2 * len(induced)
+    assert len(chromium.css("#chart-induced rect.bar")) == 2 * len(induced)
     assert chromium.css("#chart-richness path.fit") and chromium.css("#chart-volume path.fit")
     chromium.screenshot(os.path.join(browser.artifacts_dir(tmp_path), "html-report-synthetic.png"))
 
@@ -238,4 +238,41 @@ def test_ranking_and_regression(chromium, page):
     lines = [e.text for e in chromium.css("#regression-lines div")]
     assert lines[0].startswith("REGRESSION merge_runs"), lines
     assert chromium.css("#regression-lines div.regression")[0].text == lines[0]
+    assert chromium.console_errors() == []
+
+
+def _env(name):
+    value = os.environ.get(name)
+    if not value:
+        pytest.fail(f"environment variable {name} is not set: run the tests through "
+                    f"`make check` (tests/tool/run-pytest.sh)", pytrace=False)
+    return value
+
+
+def test_bundled_example_end_to_end(chromium, tmp_path):
+    """The tool on the bundled example, its HTML report, and a person's
+    clicks: insertion_sort is called on 200 arrays of sizes 1..200."""
+    vg_in_place = _env("APROF_VG_IN_PLACE")
+    workload = os.path.normpath(os.path.join(_env("APROF_TEST_PROGRAMS"), "..", "..",
+                                             "example", "workload"))
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    tool = subprocess.run([vg_in_place, f"--aprof-out-file={reports}/aprof-trms.out.%p",
+                           workload, "200"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=600)
+    assert tool.returncode == 0, f"the tool failed ({tool.returncode}):\n{tool.stderr[-3000:]}"
+    out = tmp_path / "example.html"
+    run_html(reports, "-o", out)
+    chromium.open(str(out))
+    assert chromium.console_errors() == []
+    profile = aprof_profile.load_profile([reports])
+    assert len(chromium.css(TABLE_ROWS)) == len(aprof_html.default_selection(profile))
+    set_checkbox(chromium, "show-all", True)
+    type_filter(chromium, "insertion_sort")
+    assert names_shown(chromium) == ["insertion_sort"]
+    chromium.css(TABLE_ROWS)[0].click()
+    assert _circles(chromium, "plot-cost-trms") == _circles(chromium, "plot-cost-rms") == 200
+    assert "fit: n^2" in chromium.css("#plot-cost-trms")[0].text
+    type_filter(chromium, "")
+    chromium.screenshot(os.path.join(browser.artifacts_dir(tmp_path), "html-report-example.png"))
     assert chromium.console_errors() == []

@@ -21,6 +21,14 @@ const F = { name: 0, object: 1, calls: 2, self_cost: 3, self_share: 4, inclusive
   external_share: 11, trms_growth: 12, rms_growth: 13, trms_label: 14, rms_label: 15,
   selected: 16 };
 
+// Points and fits of routine idx: the #details script holds one JSON text per
+// routine (after a leading newline), parsed when the routine is shown.
+let detailLines = null;
+function detail(idx) {
+  if (!detailLines) detailLines = document.getElementById("details").textContent.split("\n");
+  return JSON.parse(detailLines[idx + 1]);
+}
+
 function el(tag, attrs, text) {
   const e = document.createElement(tag);
   for (const k in attrs || {}) e.setAttribute(k, attrs[k]);
@@ -213,17 +221,43 @@ function curvePoints(values) {
   return pts;
 }
 
+// Figure 9 of the paper: per routine (largest induced share first), stacked
+// bars of thread-induced and external reads in % of its sum of TRMS.
+function inducedBars(rows, withInduced) {
+  const W = 440, H = 280, x0 = 48, x1 = W - 10, y0 = H - 40, y1 = 22;
+  const svg = svgEl("svg", { class: "chart", id: "chart-induced", width: W, height: H, viewBox: `0 0 ${W} ${H}` });
+  svg.appendChild(svgEl("text", { x: W / 2, y: 14, "text-anchor": "middle", class: "title" },
+    `Induced input per routine (${rows.length} of ${withInduced} with induced reads)`));
+  for (const t of [0, 25, 50, 75, 100]) {
+    const y = y0 - (y0 - y1) * t / 100;
+    svg.appendChild(svgEl("line", { x1: x0, x2: x1, y1: y, y2: y, class: "grid" }));
+    svg.appendChild(svgEl("text", { x: x0 - 4, y: y + 4, "text-anchor": "end" }, t + "%"));
+  }
+  const step = (x1 - x0) / Math.max(rows.length, 1), width = Math.max(2, step * 0.7);
+  rows.forEach(([name, thread, external], i) => {
+    const x = x0 + step * i + (step - width) / 2;
+    let base = y0;
+    [[thread, COLORS[0], "thread-induced"], [external, COLORS[1], "external"]].forEach(([v, color, what]) => {
+      const h = (y0 - y1) * v / 100;
+      const bar = svgEl("rect", { x, y: base - h, width, height: h, fill: color, class: "bar" });
+      const tip = `${name}\n${what} ${v}% of its sum of TRMS`;
+      bar.addEventListener("mousemove", ev => showTip(ev, tip));
+      bar.addEventListener("mouseleave", hideTip);
+      bar.appendChild(svgEl("title", {}, tip));
+      svg.appendChild(bar);
+      base -= h;
+    });
+  });
+  svg.appendChild(svgEl("path", { d: `M${x0},${y1}V${y0}H${x1}`, class: "axis", fill: "none" }));
+  svg.appendChild(svgEl("text", { x: (x0 + x1) / 2, y: y0 + 14, "text-anchor": "middle" }, "routines, largest induced share first (hover: names)"));
+  svg.appendChild(svgEl("text", { x: x0, y: y0 + 30, fill: COLORS[0] }, "thread-induced"));
+  svg.appendChild(svgEl("text", { x: x0 + 110, y: y0 + 30, fill: COLORS[1] }, "external (kernel)"));
+  return svg;
+}
+
 function renderProgram() {
   const p = DATA.program, box = document.getElementById("program-charts");
-  const bars = p.induced;
-  box.appendChild(chart({ id: "chart-induced", title: `Induced input per routine (top ${bars.length} of ${p.with_induced})`,
-    xlabel: "routine (by induced share)", ylabel: "% of sum of TRMS", log: false,
-    series: [
-      { name: "thread-induced", color: COLORS[0], kind: "range",
-        points: bars.map((r, i) => [i + 1, 0, r[1], r[1], `${r[0]}\nthread-induced ${r[1]}%`]) },
-      { name: "external", color: COLORS[1], kind: "range",
-        points: bars.map((r, i) => [i + 1, r[1], r[1] + r[2], r[1] + r[2], `${r[0]}\nexternal ${r[2]}%`]) }],
-    legend: ["thread-induced", "external (kernel)"] }));
+  box.appendChild(inducedBars(p.induced, p.with_induced));
   box.appendChild(chart({ id: "chart-richness", title: "Profile richness", xlabel: "% of routines",
     ylabel: "richness >= y", log: false,
     series: [{ name: "richness", color: COLORS[0], kind: "line", points: curvePoints(p.richness) }] }));
@@ -418,7 +452,7 @@ const KINDS = {
 };
 
 function plotSpec(idx, kind, metric, log, perThread) {
-  const d = DATA.details[idx], K = KINDS[kind];
+  const d = detail(idx), K = KINDS[kind];
   const unit = DATA.cost_metric === "bb" ? "basic blocks" : DATA.cost_metric;
   const series = [], legend = [];
   if (perThread) {
