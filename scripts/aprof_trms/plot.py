@@ -31,7 +31,6 @@ be written; an unknown format), 2 bad usage.
 """
 import argparse
 import dataclasses
-import difflib
 import os
 import sys
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -39,10 +38,12 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from . import cli
 from . import plotting as apl
 from . import profile as aprof_profile
+from . import select
 
 KINDS = ("cost", "workload", "stats", "total")
 METRICS = ("trms", "rms")
 DEFAULT_TOP = 5
+DEFAULT_MIN_SHARE = 1.0
 DEFAULT_SIZE = "1000x480"
 SUMMARY = "summary.txt"
 
@@ -59,11 +60,16 @@ files written in OUTDIR, for each chosen routine (its name shortened):
                         RMS, thread-induced and external shares of its induced reads
 Fitting: aprof_trms/fit.py (models a + b*f(n), chosen by AICc).
 
+routine selection (aprof_trms/select.py): by default the 5 costliest routines
+that can be fitted (at least 5 distinct input sizes), carry at least 1% of the
+cost and are not entry wrappers of the C runtime (_start, main's callers,
+start_thread); what was left out is said on stderr and in summary.txt.
+
 examples:
-  plot.py aprof-trms.out.4242 -o plots                  the 5 costliest routines
+  plot.py aprof-trms.out.4242 -o plots                  the default choice
   plot.py --top 10 --stats --total reports/ -o plots    10 routines, all plots
-  plot.py --routine sum_array --routine 'std::sort*' r/ -o plots --format svg
-  plot.py --routine 'mysql_*' --grid --log r/ -o plots  one grid picture as well
+  plot.py -r sum_array -r std::sort r/ -o plots --format svg
+  plot.py -r 'mysql_*' --hide-libc --grid --log r/ -o plots
 
 exit status: 0 done, 1 error (message on stderr: a malformed report is named
 with FILE:LINE), 2 bad usage.
@@ -81,13 +87,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                         "all are merged into one profile")
     p.add_argument("-o", "--output-dir", required=True, metavar="OUTDIR",
                    help="directory for the pictures and summary.txt (created if missing)")
-    sel = p.add_argument_group("routine selection (default: --top %d)" % DEFAULT_TOP)
-    sel.add_argument("-r", "--routine", action="append", default=[], metavar="NAME_OR_GLOB",
-                     help="routine by demangled or mangled name, or a shell pattern "
-                          "('std::vector*'); repeatable; each must match at least one routine")
-    sel.add_argument("-n", "--top", type=int, metavar="N",
-                     help=f"the N routines of largest cumulative (inclusive) cost "
-                          f"(default {DEFAULT_TOP}; with --routine: adds them)")
+    select.add_selection_arguments(p, top=DEFAULT_TOP, min_share=DEFAULT_MIN_SHARE)
     kinds = p.add_argument_group("plots (cost and workload are always drawn)")
     kinds.add_argument("--stats", action="store_true",
                        help="also draw min / avg / max cost per input size")
@@ -106,8 +106,6 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     look.add_argument("--log", action="store_true", help="both axes logarithmic")
     apl.add_output_options(look, "a per-routine picture", DEFAULT_SIZE)
     args = p.parse_args(argv)
-    if args.top is not None and args.top < 1:
-        p.error("--top must be at least 1")
     apl.check_output_options(p, args)
     if args.log:
         args.log_x = args.log_y = True
@@ -117,35 +115,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 
 
 # ---------------------------------------------------------------------------
-# Routine selection and fitting.
+# Fitting.
 # ---------------------------------------------------------------------------
-
-def select_routines(profile: aprof_profile.Profile, patterns: Sequence[str],
-                    top: Optional[int]) -> List[aprof_profile.RoutineProfile]:
-    if not profile.routines:
-        raise apl.UserError("the reports contain no routine activation")
-    chosen: List[aprof_profile.RoutineProfile] = []
-    keys = set()
-
-    def add(routines):
-        for r in routines:
-            if r.key not in keys:
-                keys.add(r.key)
-                chosen.append(r)
-
-    for pattern in patterns:
-        found = profile.find(pattern)
-        if not found:
-            names = sorted({r.name for r in profile.routines.values()})
-            close = difflib.get_close_matches(pattern, names, n=3, cutoff=0.6)
-            hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-            raise apl.UserError(f"no routine matches {pattern!r} "
-                                f"(the profile has {len(profile.routines)} routines){hint}")
-        add(found)
-    if top is not None or not patterns:
-        add(profile.top(top if top is not None else DEFAULT_TOP))
-    return chosen
-
 
 @dataclasses.dataclass
 class FitInfo:
@@ -408,7 +379,7 @@ def _fit_lines(aprof_fit, label: str, fit: FitInfo) -> List[str]:
     return lines
 
 
-def summary_text(profile, routines, fits_of, files_of, aprof_fit) -> str:
+def summary_text(profile, routines, fits_of, files_of, aprof_fit, account: str) -> str:
     unit = apl.cost_unit(profile.cost_metric)
     out = ["aprof-trms routine summary (plot.py)", ""]
     for path, cmd in zip(profile.paths, profile.commands):
@@ -421,6 +392,7 @@ def summary_text(profile, routines, fits_of, files_of, aprof_fit) -> str:
     out.append("cost share = cumulative (inclusive) cost / total cost of all threads; "
                "fits: max cost per input size, model chosen by "
                f"{_method(fits_of)} (aprof_trms/fit.py)")
+    out.append(f"selection: {account}")
     out.append("")
     width = max(8, min(40, max(len(apl.short_name(r.name, 40)) for r in routines)))
     out.append(f"{'routine':<{width}}  {'calls':>9}  {'cost %':>7}  {'|TRMS|':>6}  {'|RMS|':>6}  "
@@ -482,7 +454,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             grid_path = os.path.join(args.output_dir, grid_path)
     # Bad reports and selections first (fast, before the plotting stack is imported).
     profile = aprof_profile.merge(apl.load_reports(args.inputs))
-    routines = select_routines(profile, args.routine, args.top)
+    if not profile.routines:
+        raise apl.UserError("the reports contain no routine activation")
+    selection = select.select_routines(profile, args)
+    if not selection.routines:
+        raise apl.UserError(f"no routine to draw: {selection.account()}")
+    routines = selection.routines
     plt = apl.pyplot()
     try:
         import numpy as np
@@ -515,9 +492,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         written.append(grid_path)
     summary = os.path.join(outdir, SUMMARY)
     with open(summary, "w", encoding="utf-8") as f:
-        f.write(summary_text(profile, routines, fits_of, files_of, aprof_fit))
+        f.write(summary_text(profile, routines, fits_of, files_of, aprof_fit,
+                             selection.account()))
     written.append(summary)
     if not args.quiet:
+        print(f"{cli.program_name()}: {selection.account()}", file=sys.stderr)
         for path in written:
             print(path)
     return 0

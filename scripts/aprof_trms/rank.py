@@ -28,6 +28,9 @@ from . import cli
 from . import fit as aprof_fit
 from . import profile as aprof_profile
 from . import report as aprof_report
+from . import select
+
+DEFAULT_MIN_SHARE = 0.1
 
 
 @dataclasses.dataclass
@@ -53,17 +56,14 @@ def cost_share(routine: aprof_profile.RoutineProfile, profile: aprof_profile.Pro
     return 100.0 * routine.cumulative_cost / profile.total_cost if profile.total_cost else 0.0
 
 
-def rank(profile: aprof_profile.Profile, metric: str = "trms", statistic: str = "max",
-         min_share: float = 0.0) -> Tuple[List[Row], List[Row]]:
+def rank(profile: aprof_profile.Profile, routines, metric: str = "trms",
+         statistic: str = "max") -> Tuple[List[Row], List[Row]]:
     """(fitted rows, steepest growth first then largest share; rows that
-    could not be fitted, largest share first), routines under min_share
-    percent left out."""
+    could not be fitted, largest share first) of the given routines."""
     fitted: List[Row] = []
     unfitted: List[Row] = []
-    for r in profile.routines.values():
+    for r in routines:
         share = cost_share(r, profile)
-        if share < min_share:
-            continue
         try:
             fitted.append(Row(r, share, aprof_fit.fit_routine(r, metric, statistic)))
         except aprof_fit.NotEnoughPoints as e:
@@ -157,19 +157,13 @@ def main(argv: Optional[List[str]] = None) -> int:
                    help="input size metric (default trms)")
     p.add_argument("--statistic", choices=aprof_fit.STATISTICS, default="max",
                    help="cost per input size that is fitted (default max: the worst-case curve)")
-    p.add_argument("--min-share", type=float, default=0.0, metavar="PCT",
-                   help="leave out routines whose cumulative cost is below PCT%% of the total (default 0)")
-    p.add_argument("--top", type=int, default=None, metavar="N",
-                   help="show at most N fitted routines (and at most N not fitted)")
+    select.add_selection_arguments(p, min_share=0.0, default_choice=False)
     p.add_argument("--format", choices=("text", "csv"), default="text", help="output format (default text)")
     args = p.parse_args(argv)
-    if args.top is not None and args.top < 1:
-        p.error("--top must be at least 1")
-    if args.min_share < 0:
-        p.error("--min-share must be >= 0")
 
     profile = aprof_profile.load_profile(args.reports)
-    fitted, unfitted = rank(profile, args.metric, args.statistic, args.min_share)
+    selection = select.select_routines(profile, args, apply_limit=False)
+    fitted, unfitted = rank(profile, selection.routines, args.metric, args.statistic)
     if args.top is not None:
         fitted, unfitted = fitted[:args.top], unfitted[:args.top]
     if args.format == "csv":
