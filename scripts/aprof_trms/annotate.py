@@ -4,8 +4,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Flat text view of a profile, one line per routine (aprof_trms.table):
 
-    annotate.py [--sort KEY] [--ascending] [--threshold PCT] [--per-thread]
-                [--width N] [--full-names] [filters] REPORT|DIR...
+    annotate.py [--sort KEY] [--ascending] [--min-share PCT] [--top N]
+                [--per-thread] [--width N] [--full-names] [selection] REPORT|DIR...
 
 Columns: calls, self cost and share, inclusive cost and share, distinct TRMS
 and RMS sizes, profile richness, thread-induced and external shares of the
@@ -15,10 +15,14 @@ routine and its object.
 
 Reports are merged (threads, processes, runs) into one table; --per-thread
 prints one table per thread instead, with shares of that thread's total.
-Routines whose inclusive share is below --threshold (default 0.1%) are left
-out, and the last line says how many. Lines fit the terminal's width (or
---width): long C++ names are shortened (template arguments, then parameters
-become '…'); --full-names prints them whole.
+The selection options of aprof_trms/select.py choose the routines (-r NAME,
+-e RE, --object, --exclude-object, --hide-libc); --min-share is the
+threshold (callgrind_annotate's --threshold): routines below PCT% inclusive
+share are left out, 0.1 by default. --top N keeps the first N lines of the
+sorted table. The last line says what was left out and how to see it.
+Lines fit the terminal's width (or --width): long C++ names are shortened
+(template arguments, then parameters become '…'); --full-names prints them
+whole.
 
 Exit status (aprof_trms.cli): 0 done, 1 bad input, 2 bad usage.
 """
@@ -29,8 +33,10 @@ from typing import List, Optional
 
 from . import cli
 from . import profile as aprof_profile
+from . import select
 from . import table
-from .plotting import load_reports, short_name
+from .names import short_name
+from .plotting import load_reports
 
 DEFAULT_THRESHOLD = 0.1
 SORT_KEYS = [c.key for c in table.COLUMNS]
@@ -60,29 +66,17 @@ def format_table(rows: List[table.RoutineRow], width: int, full_names: bool) -> 
 
 
 def section(title: str, profile: aprof_profile.Profile, args) -> List[str]:
-    routines = select_routines(profile, args)
-    rows = [row for row in table.routine_rows(profile, routines)
-            if row.inclusive_share >= args.threshold]
-    rows = table.sort_rows(rows, args.sort, args.ascending)
-    hidden = len(routines) - len(rows)
+    selection = select.select_routines(profile, args, apply_limit=False)
+    rows = table.sort_rows(table.routine_rows(profile, selection.routines), args.sort, args.ascending)
+    account = selection.account()
+    if args.top is not None and len(rows) > args.top:
+        account += f" Shown: the first {args.top} of {len(rows)} (--top)."
+        rows = rows[:args.top]
     lines = [f"{title}: total cost {profile.total_cost} {profile.cost_metric}, "
-             f"{len(profile.routines)} routines", ""]
+             f"{len(profile.routines)} routines, sorted by {args.sort} "
+             f"({'ascending' if args.ascending else 'descending'})", ""]
     lines += format_table(rows, args.width, args.full_names) if rows else ["(no routine to show)"]
-    lines += ["", f"{len(rows)} routine{'' if len(rows) == 1 else 's'} shown, sorted by {args.sort} "
-              f"({'ascending' if args.ascending else 'descending'}); {hidden} below the threshold of "
-              f"{args.threshold:g}% inclusive (--threshold 0 shows them)"]
-    return lines
-
-
-def select_routines(profile: aprof_profile.Profile, args) -> List[aprof_profile.RoutineProfile]:
-    """The routines the filters let through (every routine without filters)."""
-    if not args.routine:
-        return list(profile.routines.values())
-    chosen = {}
-    for pattern in args.routine:
-        for r in profile.find(pattern):
-            chosen[r.key] = r
-    return list(chosen.values())
+    return lines + ["", account]
 
 
 def terminal_width() -> int:
@@ -93,7 +87,7 @@ def parse_args(argv):
     p = cli.argument_parser(
         description="Flat view of a profile: one line per routine with calls, self and inclusive "
         "cost, input sizes, induced-input shares and fitted cost functions.",
-        epilog="Columns: " + "; ".join(f"{c.header}: {c.title}" for c in table.COLUMNS)
+        epilog="--min-share is the threshold: 0.1 unless given (0: every routine). Columns: " + "; ".join(f"{c.header}: {c.title}" for c in table.COLUMNS)
         + ". Exit status: 0 done, 1 bad input, 2 bad usage.")
     p.add_argument("reports", nargs="+", metavar="REPORT|DIR",
                    help="aprof-trms reports, or directories of aprof-trms.out.* files (all merged)")
@@ -101,18 +95,14 @@ def parse_args(argv):
                    help=f"column to sort by, largest first (default inclusive_cost; one of "
                    f"{', '.join(SORT_KEYS)})")
     p.add_argument("--ascending", action="store_true", help="smallest first")
-    p.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD, metavar="PCT",
-                   help=f"leave out routines below PCT%% inclusive share (default {DEFAULT_THRESHOLD:g})")
     p.add_argument("--per-thread", action="store_true",
                    help="one table per thread (shares of the thread's total) instead of merged")
     p.add_argument("--width", type=int, default=None, metavar="N",
                    help="line width (default: the terminal's, 120 when not a terminal)")
     p.add_argument("--full-names", action="store_true", help="do not shorten routine names")
-    p.add_argument("--routine", action="append", default=[], metavar="GLOB",
-                   help="only routines whose name matches (repeatable)")
+    select.add_selection_arguments(p, default_choice=False)
+    p.set_defaults(min_share=DEFAULT_THRESHOLD)
     args = p.parse_args(argv)
-    if args.threshold < 0:
-        p.error("--threshold must be >= 0")
     if args.width is None:
         args.width = terminal_width()
     elif args.width < 40:

@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """One self-contained HTML file for a profile (docs/analysis.md, "html.py"):
 
-    html.py [-o FILE] [--baseline REPORT|DIR...] [filters] REPORT|DIR...
+    html_report.py [-o FILE] [--baseline REPORT|DIR...] [selection] REPORT|DIR...
 
 The reports are merged as plot.py merges them. The file holds the data as
 compact JSON and a small script (html_assets/report.js) that draws
@@ -17,9 +17,10 @@ JavaScript library. It has
   thread/external split of induced reads);
 - the routine table of the annotate view (aprof_trms.table), sortable by
   every column, filterable by name (substring or regular expression) and by
-  object, starting from the default selection, with a switch to show every
-  routine; the table renders only the rows in view, so 20,000 routines stay
-  interactive;
+  object, starting from the routines the selection options choose
+  (aprof_trms/select.py, with plot.py's defaults: the same routines as
+  plot.py), with a switch to show every routine; the table renders only the
+  rows in view, so 20,000 routines stay interactive;
 - for the selected routine: worst-case cost against TRMS and against RMS
   with the fitted function and the runner-up, the workload plot, min/avg/max
   and total cost per size, merged or per thread, linear or log axes, values
@@ -30,6 +31,7 @@ JavaScript library. It has
 Exit status (aprof_trms.cli): 0 done, 1 bad input or unwritable output,
 2 bad usage.
 """
+import argparse
 import html
 import json
 import os
@@ -41,16 +43,17 @@ from typing import Dict, List, Optional, Sequence
 from . import __version__, cli
 from . import charts as aprof_charts
 from . import fit as aprof_fit
+from . import plot as aprof_plot
 from . import profile as aprof_profile
 from . import rank as aprof_rank
 from . import regress as aprof_regress
 from . import report as aprof_report
+from . import select
 from . import table
 from .plotting import load_reports
 
 ASSETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "html_assets")
 DEFAULT_OUTPUT = "aprof-trms-report.html"
-DEFAULT_SELECTION_TOP = 5   # provisional default selection: the costliest routines
 INDUCED_TOP = 30            # bars of the induced-by-routine chart, as charts.py
 
 
@@ -98,14 +101,31 @@ def _row_json(row: table.RoutineRow, objects: Dict[str, int], selected: bool) ->
             row.fit_label("trms"), row.fit_label("rms"), 1 if selected else 0]
 
 
-def default_selection(profile: aprof_profile.Profile) -> set:
-    """Keys of the routines the table starts from (plot.py's default)."""
-    return {r.key for r in profile.top(DEFAULT_SELECTION_TOP)}
+def selection_parser(parser=None):
+    """The selection options with plot.py's defaults (its default choice)."""
+    parser = parser or argparse.ArgumentParser(add_help=False)
+    select.add_selection_arguments(parser, top=aprof_plot.DEFAULT_TOP,
+                                   min_share=aprof_plot.DEFAULT_MIN_SHARE)
+    return parser
+
+
+def default_selection(profile: aprof_profile.Profile,
+                      args: Optional[argparse.Namespace] = None) -> select.Selection:
+    """The routines the table starts from: plot.py's choice for the same
+    selection options (default: none given)."""
+    return select.select_routines(profile, args or selection_parser().parse_args([]))
+
+
+def _every_routine() -> argparse.Namespace:
+    """Selection options that keep every routine (charts.py's default)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    select.add_selection_arguments(parser, default_choice=False, limit=False)
+    return parser.parse_args([])
 
 
 def program_json(reports: Sequence[aprof_report.Report]) -> Dict:
     """The numbers of charts.py's program-level charts."""
-    program = aprof_charts.program_of("", list(reports))
+    program = aprof_charts.program_of("", list(reports), _every_routine())
     top, with_induced = aprof_charts.top_induced(program, INDUCED_TOP)
     return {
         "induced": [[r.name, _num(100.0 * r.thread_induced / r.sum_trms),
@@ -120,7 +140,7 @@ def program_json(reports: Sequence[aprof_report.Report]) -> Dict:
 
 def ranking_json(profile: aprof_profile.Profile, index: Dict) -> List[List]:
     """[routine index, one-line reason] in rank order."""
-    fitted, unfitted = aprof_rank.rank(profile)
+    fitted, _ = aprof_rank.rank(profile, profile.routines.values())
     out = []
     for row in fitted:
         best = row.result.best
@@ -143,11 +163,13 @@ def regression_json(baseline: Optional[aprof_profile.Profile],
 
 
 def report_data(reports: Sequence[aprof_report.Report], argv: Sequence[str],
-                baseline: Optional[aprof_profile.Profile] = None) -> Dict:
+                baseline: Optional[aprof_profile.Profile] = None,
+                selection_args: Optional[argparse.Namespace] = None) -> Dict:
     """Everything the page shows, as one JSON-ready dict."""
     profile = aprof_profile.merge(reports)
     rows = table.routine_rows(profile)
-    selected = default_selection(profile)
+    selection = default_selection(profile, selection_args)
+    selected = {r.key for r in selection.routines}
     objects: Dict[str, int] = {}
     index = {row.routine.key: i for i, row in enumerate(rows)}
     threads = table.thread_profiles(reports) if sum(len(r.threads) for r in reports) > 1 else []
@@ -174,6 +196,7 @@ def report_data(reports: Sequence[aprof_report.Report], argv: Sequence[str],
                     for rep in reports for s in rep.threads],
         "columns": [[c.key, c.header, c.title] for c in table.COLUMNS],
         "rows": [_row_json(row, objects, row.routine.key in selected) for row in rows],
+        "selection": selection.account(),
         "objects": list(objects),
         "details": details,
         "program": program_json(reports),
@@ -233,6 +256,7 @@ def parse_args(argv):
                    help=f"HTML file to write (default {DEFAULT_OUTPUT})")
     p.add_argument("--baseline", nargs="+", metavar="REPORT|DIR", default=None,
                    help="reports of a reference version: add the regression comparison")
+    selection_parser(p)
     return p.parse_args(argv)
 
 
@@ -241,7 +265,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     reports = load_reports(args.reports)
     baseline = aprof_profile.load_profile(args.baseline) if args.baseline else None
     data = report_data(reports, [cli.program_name()] + list(sys.argv[1:] if argv is None else argv),
-                       baseline)
+                       baseline, args)
     write_atomically(args.output, render(data))
     print(args.output)
     return cli.EXIT_OK

@@ -25,7 +25,6 @@ sys.path.insert(0, SCRIPTS)
 sys.path.insert(0, HERE)
 from aprof_trms import html as aprof_html  # noqa: E402
 from aprof_trms import profile as aprof_profile  # noqa: E402
-from aprof_trms import rank as aprof_rank  # noqa: E402
 from aprof_trms import report as aprof_report  # noqa: E402
 from aprof_trms import table  # noqa: E402
 import browser  # noqa: E402
@@ -117,7 +116,7 @@ def test_page_loads_without_errors_and_starts_from_default_selection(chromium, p
     report, path, profile = page
     reset(chromium, path)
     expected = [row.name for row in table.routine_rows(profile, fit=False)
-                if row.routine.key in aprof_html.default_selection(profile)]
+                if row.routine.key in {r.key for r in aprof_html.default_selection(profile).routines}]
     assert names_shown(chromium) == expected
     assert 0 < len(expected) < len(profile.routines)
     header = chromium.css("#header")[0].text
@@ -229,8 +228,10 @@ def test_ranking_and_regression(chromium, page):
     _, path, profile = page
     reset(chromium, path)
     links = chromium.css("#ranking-table a.routine")
-    index = {row.routine.key: row.name for row in table.routine_rows(profile, fit=False)}
-    assert [a.text for a in links] == [index[row.routine.key] for row in aprof_rank.rank(profile)[0]]
+    rows = table.routine_rows(profile, fit=False)
+    ranking = aprof_html.ranking_json(profile, {row.routine.key: i for i, row in enumerate(rows)})
+    assert [a.text for a in links] == [rows[i].name for i, _ in ranking]
+    assert len(links) == 6   # every routine with 5 distinct sizes or more
     assert links[0].text == "sort_rows"   # n^2: the steepest
     links[0].click()
     assert chromium.css("#detail-title")[0].text == "sort_rows"
@@ -266,7 +267,7 @@ def test_bundled_example_end_to_end(chromium, tmp_path):
     chromium.open(str(out))
     assert chromium.console_errors() == []
     profile = aprof_profile.load_profile([reports])
-    assert len(chromium.css(TABLE_ROWS)) == len(aprof_html.default_selection(profile))
+    assert len(chromium.css(TABLE_ROWS)) == len(aprof_html.default_selection(profile).routines)
     set_checkbox(chromium, "show-all", True)
     type_filter(chromium, "insertion_sort")
     assert names_shown(chromium) == ["insertion_sort"]

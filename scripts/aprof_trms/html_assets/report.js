@@ -337,7 +337,7 @@ function sortRows() {
   const showAll = document.getElementById("show-all").checked;
   const sel = DATA.rows.filter(r => r[F.selected]).length;
   document.getElementById("row-count").textContent = `${state.order.length} of ${DATA.rows.length} routines` +
-    (showAll ? "" : ` (default selection of ${sel}; tick "show every routine" for the others)`);
+    (showAll ? "" : ` (the selection of ${sel}: ${DATA.selection} Tick "show every routine" for the others.)`);
   for (const th of document.querySelectorAll("#routine-table th")) {
     th.classList.toggle("sorted-asc", th.dataset.key === key && state.ascending);
     th.classList.toggle("sorted-desc", th.dataset.key === key && !state.ascending);
