@@ -211,9 +211,10 @@ def _asset(name: str) -> str:
 
 
 def _json(value) -> str:
-    """Compact JSON that cannot end the <script> holding it ('</' is
-    written '<\\/') and has no raw newline (json.dumps escapes them)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
+    """Compact JSON without a raw '<' (written \\u003c: no routine name can
+    end the <script> holding it or open an HTML comment in it) and without
+    a raw newline (json.dumps escapes them)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
 
 
 def render(data: Dict) -> str:

@@ -32,7 +32,7 @@ import synthetic  # noqa: E402
 
 # A name that would end the data script or be taken for a template marker
 # if the generator did not escape it; it must show as text.
-EVIL = "evil</script><img src=x onerror=alert(1)>@SCRIPT@"
+EVIL = "evil</script><img src=x onerror=alert(1)><!--<script>@SCRIPT@"
 TABLE_ROWS = "#routine-table tbody tr.row"
 
 
