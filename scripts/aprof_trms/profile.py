@@ -16,8 +16,10 @@ name). Two routines of one report with the same object and name (static
 functions in different compilation units) stay apart: the later ones get
 "@0x<address>" appended to their key.
 
-Merging reports with different cost metrics, memory resolutions or TRMS
-tracking (--trms) is refused (ProfileError): their numbers are not comparable.
+Merging reports with different cost metrics, memory resolutions, TRMS
+tracking (--trms) or external input (--syscall-input: which system calls'
+writes count as input from the kernel, and so the TRMS of the same
+activation) is refused (ProfileError): their numbers are not comparable.
 """
 import dataclasses
 import fnmatch
@@ -109,6 +111,7 @@ class Profile:
     cost_metric: str
     memory_resolution: int
     trms_tracking: bool  # False: RMS only (--trms=no), every TRMS equals the RMS
+    syscall_input: str   # "all" or "io": which system calls' writes are external input
     total_cost: int  # over all threads of all reports
     routines: Dict[RoutineKey, RoutineProfile]
 
@@ -139,12 +142,13 @@ def _keys_of(report: aprof_report.Report) -> Dict[int, RoutineKey]:
 
 
 def _settings(h: aprof_report.Header) -> tuple:
-    return (h.cost_metric, h.memory_resolution, h.trms_tracking)
+    return (h.cost_metric, h.memory_resolution, h.trms_tracking, h.syscall_input)
 
 
 def _settings_text(h: aprof_report.Header) -> str:
     return (f"cost metric {h.cost_metric}, resolution {h.memory_resolution}, "
-            + ("TRMS tracked" if h.trms_tracking else "RMS only"))
+            + ("TRMS tracked" if h.trms_tracking else "RMS only")
+            + f", syscall input {h.syscall_input}")
 
 
 def merge(reports: Sequence[aprof_report.Report]) -> Profile:
@@ -177,7 +181,7 @@ def merge(reports: Sequence[aprof_report.Report]) -> Profile:
                 pts.setdefault(size, Point(size)).add(t)
     return Profile([rep.path for rep in reports], [rep.header.command for rep in reports],
                    first.cost_metric, first.memory_resolution, first.trms_tracking,
-                   total_cost, routines)
+                   first.syscall_input, total_cost, routines)
 
 
 def report_files(paths: Iterable[str]) -> List[str]:

@@ -64,3 +64,15 @@ def test_different_settings_are_not_merged(tmp_path):
     with pytest.raises(ap.ProfileError, match="RMS only.*cannot be merged"):
         ap.load_profile([a, rms_only])
     assert not ap.load_profile([rms_only]).trms_tracking
+
+
+def test_different_syscall_input_is_not_merged(tmp_path):
+    # --syscall-input=io counts fewer kernel writes as external input: the
+    # same activation has a smaller TRMS than with all.
+    every = synthetic.write_report(tmp_path / "all", [R("f", C["n"], [1])])
+    io = synthetic.write_report(tmp_path / "io", [R("f", C["n"], [1])], syscall_input="io")
+    with pytest.raises(ap.ProfileError,
+                       match=r"syscall input io\) differ from .*syscall input all\).*cannot be merged"):
+        ap.load_profile([every, io])
+    assert ap.load_profile([io, io]).syscall_input == "io"
+    assert ap.load_profile([every]).syscall_input == "all"
