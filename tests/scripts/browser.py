@@ -83,10 +83,20 @@ class Chromium:
     def js(self, script: str, *args):
         return self.driver.execute_script(script, *args)
 
-    def screenshot(self, path: str) -> str:
+    def screenshot(self, path: str, full_page: bool = False) -> str:
+        """Saves the window (full_page: the whole page, by growing the
+        window to its height and back) as a PNG file."""
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        if not self.driver.save_screenshot(path):
-            raise AssertionError(f"screenshot {path} not written")
+        size = self.driver.get_window_size()
+        if full_page:
+            height = self.js("return document.documentElement.scrollHeight")
+            self.driver.set_window_size(size["width"], height + 100)
+        try:
+            if not self.driver.save_screenshot(path):
+                raise AssertionError(f"screenshot {path} not written")
+        finally:
+            if full_page:
+                self.driver.set_window_size(size["width"], size["height"])
         return path
 
 

@@ -274,6 +274,12 @@ def test_bundled_example_end_to_end(chromium, tmp_path):
     chromium.css(TABLE_ROWS)[0].click()
     assert _circles(chromium, "plot-cost-trms") == _circles(chromium, "plot-cost-rms") == 200
     assert "fit: n^2" in chromium.css("#plot-cost-trms")[0].text
+    # consume_items: TRMS separates the sizes that RMS collapses (docs/analysis.md's screenshot).
     type_filter(chromium, "")
-    chromium.screenshot(os.path.join(browser.artifacts_dir(tmp_path), "html-report-example.png"))
+    consume = [tr for tr in chromium.css(TABLE_ROWS) if tr.text.startswith("consume_items ")]
+    assert len(consume) == 1, "consume_items is among the first rows"
+    consume[0].click()
+    assert _circles(chromium, "plot-cost-trms") > _circles(chromium, "plot-cost-rms")
+    chromium.screenshot(os.path.join(browser.artifacts_dir(tmp_path), "html-report-example.png"),
+                        full_page=True)
     assert chromium.console_errors() == []

@@ -477,7 +477,7 @@ function plotSpec(idx, kind, metric, log, perThread) {
           legend.push(`runner-up: ${fit.runner_up.label}: ${fit.runner_up.formula} (ΔAICc ${(fit.runner_up.aicc - fit.best.aicc).toFixed(1)})`);
         }
       } else {
-        legend.push("no fit: " + fit.reason);
+        legend.push(fit.reason);   // "no fit: only K distinct sizes (need 5)"
       }
     }
   }
