@@ -29,6 +29,7 @@ Exit status (aprof_trms.cli): 0 done, 1 bad input, 2 bad usage.
 import os
 import shutil
 import sys
+import textwrap
 from typing import List, Optional
 
 from . import cli
@@ -76,7 +77,7 @@ def section(title: str, profile: aprof_profile.Profile, args) -> List[str]:
              f"{len(profile.routines)} routines, sorted by {args.sort} "
              f"({'ascending' if args.ascending else 'descending'})", ""]
     lines += format_table(rows, args.width, args.full_names) if rows else ["(no routine to show)"]
-    return lines + ["", account]
+    return lines + [""] + textwrap.wrap(account, args.width, break_on_hyphens=False)
 
 
 def terminal_width() -> int:

@@ -28,6 +28,7 @@ from aprof_trms import profile as aprof_profile  # noqa: E402
 from aprof_trms import report as aprof_report  # noqa: E402
 from aprof_trms import table  # noqa: E402
 import browser  # noqa: E402
+import example_run  # noqa: E402
 import synthetic  # noqa: E402
 
 # A name that would end the data script or be taken for a template marker
@@ -62,7 +63,7 @@ def run_html(*args):
 @pytest.fixture(scope="module")
 def chromium():
     try:
-        b = browser.Chromium()
+        b = browser.Chromium(height=1150)
     except browser.BrowserMissing as e:
         pytest.fail(str(e), pytrace=False)
     with b:
@@ -242,26 +243,10 @@ def test_ranking_and_regression(chromium, page):
     assert chromium.console_errors() == []
 
 
-def _env(name):
-    value = os.environ.get(name)
-    if not value:
-        pytest.fail(f"environment variable {name} is not set: run the tests through "
-                    f"`make check` (tests/tool/run-pytest.sh)", pytrace=False)
-    return value
-
-
 def test_bundled_example_end_to_end(chromium, tmp_path):
     """The tool on the bundled example, its HTML report, and a person's
     clicks: insertion_sort is called on 200 arrays of sizes 1..200."""
-    vg_in_place = _env("APROF_VG_IN_PLACE")
-    workload = os.path.normpath(os.path.join(_env("APROF_TEST_PROGRAMS"), "..", "..",
-                                             "example", "workload"))
-    reports = tmp_path / "reports"
-    reports.mkdir()
-    tool = subprocess.run([vg_in_place, f"--aprof-out-file={reports}/aprof-trms.out.%p",
-                           workload, "200"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=600)
-    assert tool.returncode == 0, f"the tool failed ({tool.returncode}):\n{tool.stderr[-3000:]}"
+    reports = example_run.profile_example(tmp_path)
     out = tmp_path / "example.html"
     run_html(reports, "-o", out)
     chromium.open(str(out))
@@ -275,11 +260,36 @@ def test_bundled_example_end_to_end(chromium, tmp_path):
     assert _circles(chromium, "plot-cost-trms") == _circles(chromium, "plot-cost-rms") == 200
     assert "fit: n^2" in chromium.css("#plot-cost-trms")[0].text
     # consume_items: TRMS separates the sizes that RMS collapses (docs/analysis.md's screenshot).
-    type_filter(chromium, "")
-    consume = [tr for tr in chromium.css(TABLE_ROWS) if tr.text.startswith("consume_items ")]
-    assert len(consume) == 1, "consume_items is among the first rows"
-    consume[0].click()
-    assert _circles(chromium, "plot-cost-trms") > _circles(chromium, "plot-cost-rms")
-    chromium.screenshot(os.path.join(browser.artifacts_dir(tmp_path), "html-report-example.png"),
-                        full_page=True)
+    type_filter(chromium, "consume_items")
+    assert names_shown(chromium) == ["consume_items"]
+    chromium.css(TABLE_ROWS)[0].click()
+    consume = profile.find("consume_items")[0]
+    assert _circles(chromium, "plot-cost-trms") == len(consume.trms)
+    assert _circles(chromium, "plot-cost-rms") == len(consume.rms)
+    assert len(consume.trms) > len(consume.rms)   # TRMS tells its calls apart
+    type_filter(chromium, "")   # the plots stay
+    artifacts = browser.artifacts_dir(tmp_path)
+    chromium.screenshot(os.path.join(artifacts, "html-report-example-full.png"), full_page=True)
+    # The table and the first plots (docs/images/html-report.png).
+    chromium.js("document.getElementById('routines').scrollIntoView()")
+    chromium.screenshot(os.path.join(artifacts, "html-report-example.png"))
+    assert chromium.console_errors() == []
+
+
+def test_table_draws_only_the_rows_in_view(chromium, tmp_path):
+    many = [synthetic.Routine(f"routine_{i:04d}", lambda n, i=i: 100.0 + i, [8 + i % 3])
+            for i in range(1500)]
+    report = synthetic.write_report(tmp_path / "aprof-trms.out.1", many)
+    out = tmp_path / "many.html"
+    run_html(report, "-o", out)
+    chromium.open(str(out))
+    set_checkbox(chromium, "show-all", True)
+    assert "1500 of 1500 routines" in chromium.css("#row-count")[0].text
+    shown = names_shown(chromium)
+    # Largest inclusive cost first (routine_1499), and far fewer rows than routines.
+    assert shown[0] == "routine_1499" and 10 < len(shown) < 100
+    chromium.js("const s = document.getElementById('table-scroll'); s.scrollTop = s.scrollHeight;")
+    from selenium.webdriver.support.ui import WebDriverWait
+    WebDriverWait(chromium.driver, 10).until(lambda d: "routine_0000" in names_shown(chromium))
+    assert len(names_shown(chromium)) < 100
     assert chromium.console_errors() == []

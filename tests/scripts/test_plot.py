@@ -17,6 +17,7 @@ CHARTS = os.path.join(SCRIPTS, "charts.py")
 sys.path.insert(0, SCRIPTS)
 sys.path.insert(0, HERE)
 from aprof_trms import plotting as aprof_plotting  # noqa: E402
+import example_run  # noqa: E402
 import synthetic  # noqa: E402
 
 MAGIC = {"png": b"\x89PNG\r\n\x1a\n", "pdf": b"%PDF-"}
@@ -301,31 +302,8 @@ def test_unknown_format(report, tmp_path):
 # End to end: the tool on the bundled example, then plot.py and charts.py.
 # ---------------------------------------------------------------------------
 
-def _env(name):
-    value = os.environ.get(name)
-    if not value:
-        pytest.fail(f"environment variable {name} is not set: run the tests through "
-                    f"`make check` (tests/tool/run-pytest.sh)", pytrace=False)
-    return value
-
-
 def test_end_to_end_bundled_example(tmp_path):
-    vg_in_place = _env("APROF_VG_IN_PLACE")
-    workload = os.path.normpath(os.path.join(_env("APROF_TEST_PROGRAMS"), "..", "..",
-                                             "example", "workload"))
-    if not os.access(vg_in_place, os.X_OK):
-        pytest.fail(f"APROF_VG_IN_PLACE={vg_in_place} is not an executable file", pytrace=False)
-    if not os.access(workload, os.X_OK):
-        pytest.fail(f"the bundled example {workload} is not built (`make` builds "
-                    f"tests/example/workload)", pytrace=False)
-    reports = tmp_path / "reports"
-    reports.mkdir()
-    tool = subprocess.run([vg_in_place, f"--aprof-out-file={reports}/aprof-trms.out.%p",
-                           workload, "200"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=600)
-    assert tool.returncode == 0, f"the tool failed ({tool.returncode}):\n{tool.stderr[-3000:]}"
-    assert "workload done" in tool.stdout
-    assert len(os.listdir(reports)) == 1, os.listdir(reports)
+    reports = example_run.profile_example(tmp_path)
 
     out = tmp_path / "plots"
     proc = plot(reports, "-o", out, "--routine", "sum_array", "--routine", "insertion_sort",
