@@ -91,7 +91,8 @@ from scipy import optimize
 
 __all__ = ["MODELS", "MIN_DISTINCT_SIZES", "K_RANGE", "LOG_GROWTH",
            "PREFER_SIMPLER_DELTA", "STATISTICS", "ENVELOPE_DROP", "GROWTH_RATIO",
-           "CONFIDENT_SIZES", "CONFIDENT_R2", "DISTINCT_GROWTH", "NotEnoughPoints", "Fit",
+           "CONFIDENT_SIZES", "CONFIDENT_R2", "DISTINCT_GROWTH", "CONSTANT_SPREAD",
+           "NotEnoughPoints", "Fit",
            "FitResult", "model_term", "model_label", "upper_envelope", "fit_points", "fit_model",
            "routine_points", "fit_routine"]
 
@@ -107,6 +108,7 @@ GROWTH_RATIO = 100.0       # a rise of this factor over the sizes is growth, nev
 CONFIDENT_SIZES = 8        # fewer distinct sizes: a fit is inconclusive
 CONFIDENT_R2 = 0.9         # lower R^2: a fit is inconclusive
 DISTINCT_GROWTH = 0.5      # growth exponents this far apart are different answers
+CONSTANT_SPREAD = 2.0      # a constant fit of costs spread wider than this is inconclusive
 
 _FIXED_EXPONENT = {"1": 0.0, "log n": LOG_GROWTH, "sqrt n": 0.5, "n": 1.0,
                    "n log n": 1.0 + LOG_GROWTH, "n^2": 2.0, "n^3": 3.0}
@@ -437,7 +439,12 @@ def _doubts(result: "FitResult") -> List[str]:
     used = int(np.unique(result.sizes).size)
     if used < CONFIDENT_SIZES:
         doubts.append(f"only {used} distinct sizes fitted (confident from {CONFIDENT_SIZES})")
-    if best.r2 < CONFIDENT_R2:
+    if best.model == "1":
+        # R^2 of a constant is 0 by definition: its doubt is a wide spread.
+        low, high = min(result.costs), max(result.costs)
+        if high > CONSTANT_SPREAD * max(low, 1e-300):
+            doubts.append(f"costs vary {high / max(low, 1e-300):.3g}x without a trend")
+    elif best.r2 < CONFIDENT_R2:
         doubts.append(f"R^2 {best.r2:.2f} < {CONFIDENT_R2:g}")
     if result.at_bound:
         doubts.append(f"exponent at the fitter's bound {best.k:g}")
@@ -463,7 +470,8 @@ def fit_points(sizes: Sequence[float], costs: Sequence[float],
       third of the sizes to the largest, the constant model is not a
       candidate (a note says so);
     - result.doubts lists why the fit is inconclusive: fewer than
-      CONFIDENT_SIZES sizes, R^2 below CONFIDENT_R2, a free exponent at
+      CONFIDENT_SIZES sizes, R^2 below CONFIDENT_R2 (for the constant:
+      costs spread more than CONSTANT_SPREAD times), a free exponent at
       its bound, a runner-up of another growth (DISTINCT_GROWTH) within
       PREFER_SIMPLER_DELTA."""
     if min_distinct < MIN_DISTINCT_SIZES:
