@@ -35,6 +35,8 @@ default_choice=True, limit=True):
   --all               no default choice: every routine left by the filters
   --min-share PCT     routines below PCT% of the total cost left out
   -n/--top N          at most N routines (limit=True only)
+  --short-names       C++ names shown without return type, template
+                      arguments and parameters: label(name, args.short_names)
 
 The default choice (default_choice=True, no -r/-e, no --all) keeps the
 routines a user needs to look at:
@@ -65,7 +67,7 @@ from . import names
 from .cli import UserError
 
 __all__ = ["ENTRY_WRAPPERS", "LIBC_OBJECTS", "MIN_DISTINCT_SIZES", "Selection",
-           "add_selection_arguments", "select_routines"]
+           "add_selection_arguments", "select_routines", "label"]
 
 # The fitter's own minimum (fit.MIN_DISTINCT_SIZES); not imported from fit,
 # which needs numpy and scipy, so that commands check their arguments fast.
@@ -117,6 +119,9 @@ def add_selection_arguments(parser: argparse.ArgumentParser, top: Optional[int] 
                    help="leave out routines below PCT%% of the total cost"
                         + (f" (default {min_share:g} unless routines are named or --all)"
                            if default_choice else ""))
+    g.add_argument("--short-names", action="store_true",
+                   help="show C++ names without return type, template arguments and "
+                        "parameters (std::vector<…>::push_back(…))")
     if limit:
         g.add_argument("-n", "--top", type=_positive, default=top, metavar="N",
                        help="at most N routines" + (f" (default {top})" if top else ""))
@@ -141,6 +146,13 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
     return value
+
+
+def label(name: str, short: bool) -> str:
+    """How a command shows a routine's name: as demangled, or with
+    --short-names its qualified name with template arguments and parameters
+    reduced to <…> and (…) (names.plain_name)."""
+    return names.plain_name(name) if short else name
 
 
 @dataclasses.dataclass
