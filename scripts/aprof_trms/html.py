@@ -25,8 +25,10 @@ JavaScript library. It has
   with the fitted function and the runner-up, the workload plot, min/avg/max
   and total cost per size, merged or per thread, linear or log axes, values
   on hover;
-- the bottleneck ranking and, with --baseline, the regression comparison
-  (routines that got worse first).
+- the bottleneck ranking of rank.py (predicted share at 10 times the
+  largest input, confident fits first, a reason per row) over the routines
+  the selection options choose, and, with --baseline, the regression
+  comparison of regress.py (routines that got worse first).
 
 Exit status (aprof_trms.cli): 0 done, 1 bad input or unwritable output,
 2 bad usage.
@@ -83,7 +85,8 @@ def _fits_json(row: table.RoutineRow) -> Dict:
         else:
             ru = info.result.runner_up
             out[metric] = {"best": _fit_json(info.result.best),
-                           "runner_up": _fit_json(ru) if ru else None}
+                           "runner_up": _fit_json(ru) if ru else None,
+                           "notes": info.result.notes, "doubts": info.result.doubts}
     return out
 
 
@@ -138,16 +141,14 @@ def program_json(reports: Sequence[aprof_report.Report]) -> Dict:
     }
 
 
-def ranking_json(profile: aprof_profile.Profile, index: Dict) -> List[List]:
-    """[routine index, one-line reason] in rank order."""
-    fitted, _ = aprof_rank.rank(profile, profile.routines.values())
-    out = []
-    for row in fitted:
-        best = row.result.best
-        out.append([index[row.routine.key],
-                    f"growth {row.growth:.2f} ({aprof_fit.model_label(best)}, R^2 {best.r2:.3f}), "
-                    f"{row.share:.2f}% of the cost"])
-    return out
+def ranking_json(profile: aprof_profile.Profile, index: Dict,
+                 selection_args: Optional[argparse.Namespace] = None) -> List[List]:
+    """[routine index, one-line reason] in rank.py's order, for the routines
+    the selection options choose before their --top limit (by default
+    rank.py's own: fittable routines above 1% of the cost)."""
+    args = selection_args or selection_parser().parse_args([])
+    routines = select.select_routines(profile, args, apply_limit=False).routines
+    return [[index[row.routine.key], row.reason] for row in aprof_rank.rank_routines(profile, routines)]
 
 
 def regression_json(baseline: Optional[aprof_profile.Profile],
@@ -200,7 +201,7 @@ def report_data(reports: Sequence[aprof_report.Report], argv: Sequence[str],
         "objects": list(objects),
         "details": details,
         "program": program_json(reports),
-        "ranking": ranking_json(profile, index),
+        "ranking": ranking_json(profile, index, selection_args),
         "regression": regression_json(baseline, profile),
     }
 

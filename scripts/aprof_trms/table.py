@@ -21,7 +21,7 @@ Columns (COLUMNS names them, as sort keys and table headers):
   threads / from the kernel in % of the routine's sum of TRMS (the paper's
   Figure 9 reading; they include the callees' reads, as the report does);
 - the fitted cost function of the worst-case cost against TRMS and against
-  RMS (aprof_trms.fit), or why there is none.
+  RMS (aprof_trms.fit), "?" after an inconclusive one, or why there is none.
 
 Per thread: thread_profiles() splits the reports into one profile per
 thread (report, thread serial), each a Profile of its own whose total is
@@ -70,8 +70,11 @@ COLUMNS: Tuple[Column, ...] = (
 
 
 def fit_label(info: FitInfo) -> str:
-    """Model class ("n log n", "n^1.52") or "-" when not fitted."""
-    return aprof_fit.model_label(info.result.best) if info.result else "-"
+    """Model class ("n log n", "n^1.52"), with "?" when the fit is
+    inconclusive (aprof_fit's doubts), or "-" when not fitted."""
+    if info.result is None:
+        return "-"
+    return aprof_fit.model_label(info.result.best) + ("" if info.result.conclusive else "?")
 
 
 def fit_growth(info: FitInfo) -> float:

@@ -476,6 +476,8 @@ function plotSpec(idx, kind, metric, log, perThread) {
           series.push(fitLine(fit.runner_up, sizes, log, COLORS[7], "5,4", "runner-up"));
           legend.push(`runner-up: ${fit.runner_up.label}: ${fit.runner_up.formula} (ΔAICc ${(fit.runner_up.aicc - fit.best.aicc).toFixed(1)})`);
         }
+        for (const note of fit.notes) legend.push(note);
+        if (fit.doubts.length) legend.push("inconclusive: " + fit.doubts.join("; "));
       } else {
         legend.push(fit.reason);   // "no fit: only K distinct sizes (need 5)"
       }
