@@ -56,7 +56,6 @@ from .plotting import load_reports
 
 ASSETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "html_assets")
 DEFAULT_OUTPUT = "aprof-trms-report.html"
-INDUCED_TOP = 30            # bars of the induced-by-routine chart, as charts.py
 
 
 def _num(x: float) -> float:
@@ -96,7 +95,7 @@ def _points_json(points: Dict[int, aprof_profile.Point]) -> List[List[int]]:
 
 
 def _row_json(row: table.RoutineRow, objects: Dict[str, int], selected: bool) -> List:
-    """One table row; the order is that of COLUMN_KEYS in report.js."""
+    """One table row; the order is that of F in report.js."""
     return [row.name, objects.setdefault(row.object, len(objects)), row.calls, row.self_cost,
             _num(row.self_share), row.inclusive_cost, _num(row.inclusive_share),
             row.distinct_trms, row.distinct_rms, _num(row.richness), _num(row.thread_share),
@@ -129,7 +128,7 @@ def _every_routine() -> argparse.Namespace:
 def program_json(reports: Sequence[aprof_report.Report]) -> Dict:
     """The numbers of charts.py's program-level charts."""
     program = aprof_charts.program_of("", list(reports), _every_routine())
-    top, with_induced = aprof_charts.top_induced(program, INDUCED_TOP)
+    top, with_induced = aprof_charts.top_induced(program, aprof_charts.DEFAULT_TOP)
     return {
         "induced": [[r.name, _num(100.0 * r.thread_induced / r.sum_trms),
                      _num(100.0 * r.external / r.sum_trms)] for r in top],

@@ -84,7 +84,10 @@ def page(tmp_path_factory):
 
 
 def names_shown(b):
-    return [tr.find_element("css selector", "td").get_attribute("title") for tr in b.css(TABLE_ROWS)]
+    """Names of the table rows in the page, read at once (the table redraws
+    its rows while it scrolls)."""
+    return b.js(f"return [...document.querySelectorAll('{TABLE_ROWS}')]"
+                ".map(tr => tr.querySelector('td').title)")
 
 
 def click_header(b, key):

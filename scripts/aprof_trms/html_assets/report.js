@@ -111,24 +111,27 @@ function axisScale(values, log, fromZero) {
 // kind: "points" | "line" | "range", dash, points: [[x, y, tip] or [x, lo, hi, tip]]}],
 // legend: [text lines]}. Returns the <svg>.
 function chart(spec) {
-  const W = spec.width || 440, H = spec.height || 280;
-  const M = { left: 58, right: 12, top: 22, bottom: 38 + 13 * (spec.legend || []).length };
-  const svg = svgEl("svg", { class: "chart", id: spec.id, width: W, height: H + 13 * (spec.legend || []).length,
-    viewBox: `0 0 ${W} ${H + 13 * (spec.legend || []).length}` });
-  svg.appendChild(svgEl("text", { x: W / 2, y: 14, "text-anchor": "middle", class: "title" }, spec.title));
+  const W = spec.width || 440, H = spec.height || 280, LINE = 13;
   const ok = v => !spec.log || v > 0;
   let dropped = 0;
   const xs = [], ys = [];
   for (const s of spec.series) {
     for (const p of s.points) {
       const yv = s.kind === "range" ? [p[1], p[2]] : [p[1]];
-      if (s.kind !== "line" && (!ok(p[0]) || !yv.every(ok))) { dropped++; continue; }
-      if (!ok(p[0]) || !yv.every(ok)) continue;
+      if (!ok(p[0]) || !yv.every(ok)) {
+        if (s.kind !== "line") dropped++;
+        continue;
+      }
       xs.push(p[0]); ys.push(...yv);
     }
   }
-  const plotH = H - 22 - 38;
-  const x0 = M.left, x1 = W - M.right, y0 = 22 + plotH, y1 = 22;
+  // Legend lines below the plot, coloured as the series of the same position.
+  const legend = (spec.legend || []).map((text, i) => [text, spec.series[i] ? spec.series[i].color : "#333"]);
+  if (dropped) legend.push([`${dropped} point(s) at 0 not shown on log axes`, "#333"]);
+  const height = H + LINE * legend.length + 4;
+  const svg = svgEl("svg", { class: "chart", id: spec.id, width: W, height, viewBox: `0 0 ${W} ${height}` });
+  svg.appendChild(svgEl("text", { x: W / 2, y: 14, "text-anchor": "middle", class: "title" }, spec.title));
+  const x0 = 58, x1 = W - 12, y0 = H - 38, y1 = 22;
   if (xs.length === 0) {
     svg.appendChild(svgEl("text", { x: W / 2, y: H / 2, "text-anchor": "middle" }, "no point to draw"));
     return svg;
@@ -178,13 +181,7 @@ function chart(spec) {
     }
     svg.appendChild(g);
   }
-  const notes = (spec.legend || []).slice();
-  if (dropped) notes.push(`${dropped} point(s) at 0 not shown on log axes`);
-  notes.forEach((line, i) => {
-    const s = spec.series[i];
-    svg.appendChild(svgEl("text", { x: x0, y: H + 4 + 13 * i, fill: s && i < (spec.legend || []).length ? s.color : "#333" }, line));
-  });
-  if (notes.length > (spec.legend || []).length) svg.setAttribute("height", H + 13 * notes.length + 4);
+  legend.forEach(([text, color], i) => svg.appendChild(svgEl("text", { x: x0, y: H + 4 + LINE * i, fill: color }, text)));
   return svg;
 }
 
