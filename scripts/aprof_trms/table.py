@@ -162,9 +162,18 @@ def thread_label(rep: aprof_report.Report, serial: int, several_reports: bool) -
     return f"{os.path.basename(rep.path)} {label}" if several_reports else label
 
 
+def _thread_profile(rep: aprof_report.Report, serial: int) -> aprof_profile.Profile:
+    """The profile of one thread: the routines that ran in it. (Merged from
+    the whole routine table, so that routines keep the keys they have in the
+    merged profile.)"""
+    profile = aprof_profile.merge([_thread_report(rep, serial)])
+    profile.routines = {k: r for k, r in profile.routines.items() if r.calls or r.trms}
+    return profile
+
+
 def thread_profiles(reports: Sequence[aprof_report.Report]) -> List[Tuple[str, aprof_profile.Profile]]:
     """(label, profile of one thread) for every thread of every report, in
     report and start order."""
     several = len(reports) > 1
-    return [(thread_label(rep, serial, several), aprof_profile.merge([_thread_report(rep, serial)]))
+    return [(thread_label(rep, serial, several), _thread_profile(rep, serial))
             for rep in reports for serial in sorted(rep.threads)]

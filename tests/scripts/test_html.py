@@ -91,3 +91,10 @@ def test_errors_leave_no_file(tmp_path):
     assert run(report, "-o", out, "-r", "nothing_like_it").returncode == 1
     assert not out.exists()
     assert sorted(os.listdir(tmp_path)) == ["aprof-trms.out.1", "bad"]
+
+
+def test_version_and_usage():
+    proc = run("--version")
+    assert proc.returncode == 0 and proc.stdout.strip() == "html_report.py (aprof-trms) 0.1.0"
+    proc = run("--no-such-option")
+    assert proc.returncode == 2 and "usage:" in proc.stderr

@@ -77,6 +77,9 @@ def test_thread_profiles_split_the_merged_profile(tmp_path):
     # Activation i of each routine ran in thread i % 3 + 1: scan's 16 activations split 6, 5, 5.
     scan = ("/usr/bin/synthetic", "scan")
     assert [p.routines[scan].calls for _, p in parts] == [6, 5, 5]
+    # A thread's profile has the routines that ran in it only.
+    one = synthetic.write_report(tmp_path / "aprof-trms.out.2", [QUAD], threads=8)
+    assert [len(p.routines) for _, p in table.thread_profiles([aprof_report.load(one)])] == [1] * 6 + [0] * 2
     # Shares are of the thread's own total.
     row = [r for r in table.routine_rows(parts[0][1]) if r.name == "scan"][0]
     assert abs(row.inclusive_share - 100.0 * row.inclusive_cost / parts[0][1].total_cost) < 1e-9
