@@ -16,7 +16,8 @@ C names are just the qualified name. Users name routines the way they
 write them in code, so:
 
     qualified_name(name)   the name without return type, parameters,
-                           trailing qualifiers (const, &) and " [clone .cold]"
+                           trailing qualifiers (const, &), " [clone .cold]"
+                           and symbol version (@@GLIBC_2.34)
     names_routine(pattern, name)
                            True when `pattern` names the routine the way a
                            debugger's breakpoint does: its trailing scope
@@ -44,6 +45,7 @@ __all__ = ["qualified_name", "names_routine", "short_name", "plain_name", "strip
 
 _OPERATOR = re.compile(r"operator\s*(<=>|<<=|>>=|<<|>>|<=|>=|->\*|->|<|>|\(\)|\[\])")
 _CLONE_SUFFIX = re.compile(r"(\s*\[clone [^\]]*\])+$")
+_SYMBOL_VERSION = re.compile(r"@@?[A-Z_][\w.]*$")   # __libc_start_main@@GLIBC_2.34
 _OPEN, _CLOSE = "<({[", ">)}]"
 
 
@@ -129,7 +131,7 @@ def qualified_name(name: str) -> str:
     """The name without its return type, parameter list, trailing
     qualifiers and clone suffix: 'void std::sort<int*>(int*, int*)' ->
     'std::sort<int*>'; 'operator new(unsigned long)' -> 'operator new'."""
-    s = _CLONE_SUFFIX.sub("", name.strip())
+    s = _SYMBOL_VERSION.sub("", _CLONE_SUFFIX.sub("", name.strip()))
     group = _last_param_group(s)
     # ("operator()" written without parameters is a name, not a list.)
     if group is not None and group[0] > 0 and not re.search(r"\boperator\s*$", s[:group[0]]):

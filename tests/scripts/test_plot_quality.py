@@ -138,3 +138,16 @@ def test_no_stale_pictures_of_an_earlier_run(tmp_path):
     assert sorted(f for f in os.listdir(out) if not f.startswith(".")) == \
         ["beta-cost.png", "beta-workload.png", "notes.txt", "summary.txt"]
     assert "removed 2 file(s) of an earlier run: alpha-cost.png, alpha-workload.png" in proc.stderr
+
+
+def test_short_names_in_titles(tmp_path):
+    name = "std::vector<int, std::allocator<int> >::push_back(int const&)"
+    path = synthetic.write_report(tmp_path / "aprof-trms.out.1", [
+        synthetic.Routine(name, lambda n: 3 * n, synthetic.sizes(8))])
+    for option, title in (([], "std::vector&lt;int, std::allocator&lt;int&gt; &gt;::push_back"),
+                          (["--short-names"], "std::vector&lt;…&gt;::push_back(…): worst-case cost")):
+        out = tmp_path / ("short" if option else "full")
+        proc = run_plot(path, "-o", out, "--format", "svg", *option)
+        assert proc.returncode == 0, proc.stderr
+        (svg,) = [f for f in os.listdir(out) if f.endswith("-cost.svg")]
+        assert title in (out / svg).read_text(encoding="utf-8")
