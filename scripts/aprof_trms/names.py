@@ -49,14 +49,23 @@ _SYMBOL_VERSION = re.compile(r"@@?[A-Z_][\w.]*$")   # __libc_start_main@@GLIBC_2
 _OPEN, _CLOSE = "<({[", ">)}]"
 
 
+def _operator_at(name: str, i: int):
+    """The operator name (operator<, operator()) starting at name[i], as a
+    match, or None: its brackets are no template or parameter brackets."""
+    m = _OPERATOR.match(name, i)
+    if m and (i == 0 or not (name[i - 1].isalnum() or name[i - 1] == "_")):
+        return m
+    return None
+
+
 def _collapse_templates(name: str) -> str:
     """Template arguments become <…>, the outermost brackets stay."""
     out = []
     depth = 0
     i = 0
     while i < len(name):
-        m = _OPERATOR.match(name, i)
-        if m and (i == 0 or not (name[i - 1].isalnum() or name[i - 1] == "_")):
+        m = _operator_at(name, i)
+        if m:
             if depth == 0:
                 out.append(m.group(0))
             i = m.end()
@@ -110,8 +119,8 @@ def _top_level(name: str, separator: str) -> List[int]:
     depth = 0
     i = 0
     while i < len(name):
-        m = _OPERATOR.match(name, i)
-        if m and (i == 0 or not (name[i - 1].isalnum() or name[i - 1] == "_")):
+        m = _operator_at(name, i)
+        if m:
             i = m.end()
             continue
         c = name[i]
