@@ -106,7 +106,7 @@ METHOD = "AICc"
 ENVELOPE_DROP = 2.0        # a point this many times cheaper than a smaller size is a cheap path
 GROWTH_RATIO = 100.0       # a rise of this factor over the sizes is growth, never a constant
 CONFIDENT_SIZES = 8        # fewer distinct sizes: a fit is inconclusive
-CONFIDENT_R2 = 0.9         # lower R^2: a fit is inconclusive
+CONFIDENT_R2 = 0.8         # lower R^2: a fit is inconclusive
 DISTINCT_GROWTH = 0.5      # growth exponents this far apart are different answers
 CONSTANT_SPREAD = 2.0      # a constant fit of costs spread wider than this is inconclusive
 

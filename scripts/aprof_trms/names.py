@@ -16,7 +16,8 @@ C names are just the qualified name. Users name routines the way they
 write them in code, so:
 
     qualified_name(name)   the name without return type, parameters,
-                           trailing qualifiers (const, &) and " [clone .cold]"
+                           trailing qualifiers (const, &), " [clone .cold]"
+                           and symbol version (@@GLIBC_2.34)
     names_routine(pattern, name)
                            True when `pattern` names the routine the way a
                            debugger's breakpoint does: its trailing scope
@@ -44,7 +45,17 @@ __all__ = ["qualified_name", "names_routine", "short_name", "plain_name", "strip
 
 _OPERATOR = re.compile(r"operator\s*(<=>|<<=|>>=|<<|>>|<=|>=|->\*|->|<|>|\(\)|\[\])")
 _CLONE_SUFFIX = re.compile(r"(\s*\[clone [^\]]*\])+$")
+_SYMBOL_VERSION = re.compile(r"@@?[A-Z_][\w.]*$")   # __libc_start_main@@GLIBC_2.34
 _OPEN, _CLOSE = "<({[", ">)}]"
+
+
+def _operator_at(name: str, i: int):
+    """The operator name (operator<, operator()) starting at name[i], as a
+    match, or None: its brackets are no template or parameter brackets."""
+    m = _OPERATOR.match(name, i)
+    if m and (i == 0 or not (name[i - 1].isalnum() or name[i - 1] == "_")):
+        return m
+    return None
 
 
 def _collapse_templates(name: str) -> str:
@@ -53,8 +64,8 @@ def _collapse_templates(name: str) -> str:
     depth = 0
     i = 0
     while i < len(name):
-        m = _OPERATOR.match(name, i)
-        if m and (i == 0 or not (name[i - 1].isalnum() or name[i - 1] == "_")):
+        m = _operator_at(name, i)
+        if m:
             if depth == 0:
                 out.append(m.group(0))
             i = m.end()
@@ -108,8 +119,8 @@ def _top_level(name: str, separator: str) -> List[int]:
     depth = 0
     i = 0
     while i < len(name):
-        m = _OPERATOR.match(name, i)
-        if m and (i == 0 or not (name[i - 1].isalnum() or name[i - 1] == "_")):
+        m = _operator_at(name, i)
+        if m:
             i = m.end()
             continue
         c = name[i]
@@ -129,7 +140,7 @@ def qualified_name(name: str) -> str:
     """The name without its return type, parameter list, trailing
     qualifiers and clone suffix: 'void std::sort<int*>(int*, int*)' ->
     'std::sort<int*>'; 'operator new(unsigned long)' -> 'operator new'."""
-    s = _CLONE_SUFFIX.sub("", name.strip())
+    s = _SYMBOL_VERSION.sub("", _CLONE_SUFFIX.sub("", name.strip()))
     group = _last_param_group(s)
     # ("operator()" written without parameters is a name, not a list.)
     if group is not None and group[0] > 0 and not re.search(r"\boperator\s*$", s[:group[0]]):

@@ -26,7 +26,8 @@ __all__ = [
     "FORMATS", "UserError", "pyplot", "expand_inputs", "load_reports",
     "check_format", "format_of_path", "prepare_outdir", "parse_size", "save_figure",
     "cost_unit", "cost_label", "size_label", "short_name", "strip_params",
-    "file_stem", "unique_stems", "tex_escape", "percent",
+    "file_stem", "unique_stems", "tex_escape", "percent", "compact_number", "declutter_ticks",
+    "replace_manifest",
 ]
 
 FORMATS = ("png", "svg", "pdf")
@@ -187,3 +188,70 @@ def tex_escape(text: str) -> str:
 
 def percent(part: float, whole: float) -> float:
     return 100.0 * part / whole if whole else 0.0
+
+
+def compact_number(value: float) -> str:
+    """A tick label: 950, 1.5k, 20k, 3M, 1.2G; 0.5 and 2e-05 as %g."""
+    magnitude = abs(value)
+    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if magnitude >= limit:
+            return f"{value / limit:.3g}{suffix}"
+    return f"{value:.3g}"
+
+
+def _overlapping(boxes) -> bool:
+    return any(a.overlaps(b) for a, b in zip(boxes, boxes[1:]))
+
+
+def declutter_ticks(fig) -> None:
+    """Removes tick labels that would overlap their neighbours: first the
+    minor labels of an axis, then every other major label until none
+    overlap. Call after layout, before saving."""
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            def visible(ticks):
+                return [t.label1 for t in ticks if t.label1.get_visible() and t.label1.get_text()]
+            major, minor = axis.get_major_ticks(), axis.get_minor_ticks()
+            labels = sorted(visible(major) + visible(minor),
+                            key=lambda t: t.get_window_extent(renderer).x0 if axis is ax.xaxis
+                            else t.get_window_extent(renderer).y0)
+            if not _overlapping([t.get_window_extent(renderer) for t in labels]):
+                continue
+            for t in visible(minor):
+                t.set_visible(False)
+            while True:
+                shown = visible(major)
+                if not _overlapping([t.get_window_extent(renderer) for t in shown]) or len(shown) < 3:
+                    break
+                for i, t in enumerate(shown):
+                    t.set_visible(i % 2 == 0)
+
+
+MANIFEST = ".plot-files"
+
+
+def replace_manifest(outdir: str, written: Sequence[str]) -> List[str]:
+    """Records the files of OUTDIR this run wrote (OUTDIR/.plot-files) and
+    removes those an earlier run recorded and this one did not write again,
+    so that no picture of an earlier run is left beside the new ones.
+    Only plain file names inside OUTDIR are ever removed; returns them."""
+    path = os.path.join(outdir, MANIFEST)
+    inside = sorted({os.path.basename(f) for f in written
+                     if os.path.dirname(os.path.abspath(f)) == os.path.abspath(outdir)})
+    try:
+        with open(path, encoding="utf-8") as f:
+            earlier = {line.strip() for line in f if line.strip()}
+    except FileNotFoundError:
+        earlier = set()
+    removed = []
+    for name in sorted(earlier - set(inside)):
+        if name == os.path.basename(name) and not name.startswith("."):
+            try:
+                os.unlink(os.path.join(outdir, name))
+                removed.append(name)
+            except FileNotFoundError:
+                pass
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("".join(name + "\n" for name in inside))
+    return removed

@@ -16,10 +16,10 @@ plots) and orders them by what matters at scale, after trend-prof:
 with f the fitted cost function and n_max the routine's largest input
 size: its cost when its input grows K-fold (--scale, default 10) beyond the
 largest observed. The predicted share is that cost over the predicted cost
-of the program: today's total with the self cost of every ranked routine
-grown by its routine's factor (self costs are disjoint and add up to the
-total; routines not ranked are taken as they are today), and never less
-than a routine's own predicted inclusive cost.
+of the program: today's total with the self cost of every confidently
+fitted routine grown by its routine's factor (self costs are disjoint and
+add up to the total; other routines are taken as they are today), and never
+less than such a routine's own predicted inclusive cost; at most 100%.
 
 The fit's trust decides first: a fit with doubts (aprof_fit: fewer than
 CONFIDENT_SIZES sizes, R^2 below CONFIDENT_R2, a free exponent at its bound,
@@ -119,13 +119,17 @@ def rank_routines(profile: aprof_profile.Profile, routines: Sequence, metric: st
                                 f"size{'' if e.distinct == 1 else 's'}, {e.needed} needed"))
             continue
         fitted.append(Row(r, share, result, growth_factor(result, scale)))
-    # Self costs are disjoint and add up to the total: the fitted routines'
-    # grow with their fits, the rest is taken as it is today.
+    # Self costs are disjoint and add up to the total: the routines with a
+    # confident fit grow with it, the rest is taken as it is today (an
+    # inconclusive exponent at its bound would otherwise make every other
+    # share vanish).
+    confident = [row for row in fitted if row.conclusive]
     predicted_total = max([profile.total_cost + sum(row.routine.self_cost * (row.growth_factor - 1)
-                                                    for row in fitted)]
-                          + [row.routine.cumulative_cost * row.growth_factor for row in fitted]) or 1
+                                                    for row in confident)]
+                          + [row.routine.cumulative_cost * row.growth_factor for row in confident]) or 1
     for row in fitted:
-        row.predicted_share = 100.0 * row.routine.cumulative_cost * row.growth_factor / predicted_total
+        row.predicted_share = min(100.0, 100.0 * row.routine.cumulative_cost * row.growth_factor
+                                  / predicted_total)
         row.reason = _reason(row, scale)
     fitted.sort(key=lambda row: (not row.conclusive, -row.predicted_share, -row.share,
                                  row.routine.name))

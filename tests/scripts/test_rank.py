@@ -182,3 +182,20 @@ def test_help():
     for option in ("--metric", "--min-share", "--top", "--format", "--statistic", "--scale",
                    "--short-names", "--hide-libc"):
         assert option in r.stdout
+
+
+def test_short_names(tmp_path):
+    """--short-names: no return type, template arguments or parameters."""
+    name = ("void std::__introsort_loop<__gnu_cxx::__normal_iterator<int*, std::vector<int, "
+            "std::allocator<int> > >, long>(__gnu_cxx::__normal_iterator<int*, std::vector<int, "
+            "std::allocator<int> > >, long)")
+    path = synthetic.write_report(tmp_path / "r", [
+        synthetic.Routine(name, C["n log n"], synthetic.sizes(12))])
+    full = run(path).stdout
+    assert name in full
+    short = run("--short-names", path).stdout
+    assert name not in short and "void " not in short
+    assert "std::__introsort_loop<…>(…)" in order(short)
+    assert "std::__introsort_loop<…>(…): " in short         # the reason line too
+    rows = list(csv.DictReader(io.StringIO(run("--short-names", "--format", "csv", path).stdout)))
+    assert rows[0]["routine"] == "std::__introsort_loop<…>(…)"

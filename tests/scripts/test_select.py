@@ -80,6 +80,7 @@ def test_qualified_names():
     assert names.qualified_name("(anonymous namespace)::g(int)") == "(anonymous namespace)::g"
     assert names.qualified_name("h(int) [clone .cold]") == "h"
     assert names.qualified_name("sqlite3_step") == "sqlite3_step"
+    assert names.qualified_name("__libc_start_main@@GLIBC_2.34") == "__libc_start_main"
     assert names.qualified_name("0x18e00@/usr/bin/grep") == "0x18e00@/usr/bin/grep"
 
 
