@@ -121,12 +121,13 @@ def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: st
         fits, points = [], []
         for side, r in (("baseline", rb), ("candidate", rc)):
             try:
-                fits.append(aprof_fit.fit_routine(r, metric, statistic).best)
+                result = aprof_fit.fit_routine(r, metric, statistic)
+                fits.append(result.best)
             except aprof_fit.NotEnoughPoints as e:
                 not_compared.append(f"NOT COMPARED {_label(rc)}: {side} has {e.distinct} distinct "
                                     f"{metric} size{'' if e.distinct == 1 else 's'}, {e.needed} needed")
                 break
-            points.append(aprof_fit.routine_points(r, metric, statistic))
+            points.append((result.sizes, result.costs))   # the points fitted (envelope)
         if len(fits) < 2:
             continue
         fb, fc = fits

@@ -121,6 +121,13 @@ run 0 aprof_charts --quiet -o "$tmp/charts" "$reports" && {
 run 0 aprof_regress --baseline "$reports" --candidate "$reports" && {
   grep -q "^OK: no growth regression" "$tmp/out.txt" || fail "aprof_regress: no OK verdict"
 }
+run 0 aprof_annotate --min-share 0 "$reports" && {
+  grep -q "quadratic" "$tmp/out.txt" || fail "aprof_annotate: no line for quadratic"
+}
+run 0 aprof_html -o "$tmp/report.html" "$reports" && {
+  # The installed page assets are inlined: the script's last statement is there.
+  grep -q "document.body.dataset.ready" "$tmp/report.html" || fail "aprof_html: page without its script"
+}
 run 1 aprof_rank "$tmp/no-such-report" && {
   grep -q "^aprof_rank: error: " "$tmp/err.txt" || fail "aprof_rank: error message without its name"
 }
