@@ -2,8 +2,9 @@
 # Main job: installs what is missing (Debian 12, as root), builds out of tree
 # in build/, profiles the bundled example (tests/example/workload.c, two
 # worker threads, a producer/consumer pair and buffered reads) under
-# aprof-trms, leaves its report in build/example/, and draws its plots and
-# program charts (scripts/plot.py, scripts/charts.py) in build/example/plots/.
+# aprof-trms, leaves its report in build/example/, draws its plots and
+# program charts (scripts/plot.py, scripts/charts.py) in build/example/plots/
+# and writes its HTML report (scripts/html_report.py), build/example/report.html.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib/build.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/build.sh"
@@ -51,3 +52,8 @@ aprof_log "summary ($plots/summary.txt):"
 cat "$plots/summary.txt"
 aprof_log "files made in $plots:"
 (cd "$plots" && ls -1)
+
+html="$out/report.html"
+aprof_log "HTML report (scripts/html_report.py)"
+"$python" "$APROF_ROOT/scripts/html_report.py" -o "$html" "$report" >/dev/null
+aprof_log "HTML report of the example: $html (one self-contained file: open it in a browser)"

@@ -6,7 +6,8 @@
 """Analysis of aprof-trms reports.
 
 Modules: report (the reader), profile (reports merged over threads,
-processes and runs), fit (cost-function fitting), plotting (helpers of the
+processes and runs), fit (cost-function fitting), select (the routine
+selection every command shares), names (C++ names taken apart), plotting (helpers of the
 drawing commands), cli (the runner every command goes through) and one
 module per command (plot, charts, rank, regress), each with
 main(argv=None) -> int. Importing a module never exits and never edits

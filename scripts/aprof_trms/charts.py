@@ -20,6 +20,10 @@ Input-Sensitive Profiling": Figures 9 and 15 to 19).
                       "x% of the routines have at least y% ..."; routines
                       without induced reads count as 0%
 
+The selection options of aprof_trms/select.py (--object, --exclude-object,
+--hide-libc, -r, -e, --min-share) restrict the per-routine charts to the
+routines they leave; the program-wide split (induced-split) counts every read.
+
 Counting each induced read once (Figure 17). A report's per-routine sums of
 induced reads include the reads of the routine's descendants: an induced
 read is new input for every activation pending in its thread, so summing
@@ -55,6 +59,7 @@ from . import cli
 from . import plotting as apl
 from . import profile as aprof_profile
 from . import report as aprof_report
+from . import select
 
 DEFAULT_TOP = 30
 DEFAULT_SIZE = "1000x500"
@@ -100,6 +105,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--log-x", action="store_true",
                    help="logarithmic '%% of routines' axis in the curves (they often fall "
                         "within the first few %%)")
+    select.add_selection_arguments(p, default_choice=False, limit=False)
     apl.add_output_options(p, "a chart", DEFAULT_SIZE)
     args = p.parse_args(argv)
     if args.top < 1:
@@ -202,21 +208,25 @@ def thread_roots(report: aprof_report.Report) -> List[ThreadRoot]:
     return roots
 
 
-def program_of(label: str, reports: List[aprof_report.Report]) -> Program:
+def program_of(label: str, reports: List[aprof_report.Report],
+               selection_args: argparse.Namespace) -> Program:
+    """The program of these reports; its per-routine numbers cover the
+    routines the selection options leave (all by default)."""
     profile = aprof_profile.merge(reports)
     routines = [RoutineStats(r.name, r.calls, r.cumulative_cost, len(r.trms), len(r.rms),
                              r.sum_trms, r.sum_rms, r.thread_induced, r.external)
-                for r in profile.routines.values()]
+                for r in select.select_routines(profile, selection_args).routines]
     roots = [root for rep in reports for root in thread_roots(rep)]
     return Program(label, [rep.path for rep in reports], profile.cost_metric, routines, roots)
 
 
-def load_programs(inputs: Sequence[str], per_report: bool) -> List[Program]:
+def load_programs(inputs: Sequence[str], per_report: bool,
+                  selection_args: argparse.Namespace) -> List[Program]:
     if not per_report:
         reports = apl.load_reports(inputs)
         names = sorted({os.path.basename(rep.header.command[0]) if rep.header.command else "?"
                         for rep in reports})
-        return [program_of(", ".join(names), reports)]
+        return [program_of(", ".join(names), reports, selection_args)]
     groups = [(arg, apl.load_reports([arg])) for arg in inputs]
     labels = [os.path.basename(reps[0].header.command[0]) if reps[0].header.command else "?"
               for _, reps in groups]
@@ -225,7 +235,7 @@ def load_programs(inputs: Sequence[str], per_report: bool) -> List[Program]:
     for (arg, reps), label in zip(groups, labels):
         if counts[label] > 1:
             label = f"{label} [{os.path.basename(os.path.normpath(arg))}]"
-        programs.append(program_of(label, reps))
+        programs.append(program_of(label, reps, selection_args))
     return programs
 
 
@@ -456,7 +466,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(argv)
     fmt = apl.check_format(args.format)
     size = apl.parse_size(args.size)
-    programs = load_programs(args.inputs, args.per_report)
+    programs = load_programs(args.inputs, args.per_report, args)
     plt = apl.pyplot()
     outdir = apl.prepare_outdir(args.output_dir)
     drawers = {

@@ -44,6 +44,9 @@ EXIT_USAGE = 2          # argparse's own status for usage errors
 EXIT_REGRESSION = 3
 EXIT_INTERRUPTED = 130
 
+# Packages the commands need beyond the standard library.
+THIRD_PARTY = ("numpy", "scipy", "matplotlib")
+
 
 class UserError(Exception):
     """A mistake in the input or the arguments that is not a usage error (a
@@ -93,8 +96,10 @@ def run_command(name: str, argv: Optional[List[str]] = None) -> int:
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         module = importlib.import_module(f"{__package__}.{name}")
-    except ImportError as e:  # numpy, scipy or matplotlib missing
-        return _error(f"{sys.executable} cannot import {e.name or e}: the analysis commands need "
-                      "numpy, scipy and matplotlib (Debian: apt-get install python3-numpy "
-                      "python3-scipy python3-matplotlib; run them with /usr/bin/python3)")
+    except ImportError as e:
+        if (e.name or "").split(".")[0] in THIRD_PARTY:
+            return _error(f"{sys.executable} cannot import {e.name}: the analysis commands need "
+                          "numpy, scipy and matplotlib (Debian: apt-get install python3-numpy "
+                          "python3-scipy python3-matplotlib; run them with /usr/bin/python3)")
+        return _error(f"incomplete installation of the aprof_trms package ({e})")
     return run(module.main, argv)

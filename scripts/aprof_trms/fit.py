@@ -90,9 +90,11 @@ import numpy as np
 from scipy import optimize
 
 __all__ = ["MODELS", "MIN_DISTINCT_SIZES", "K_RANGE", "LOG_GROWTH",
-           "PREFER_SIMPLER_DELTA", "STATISTICS", "NotEnoughPoints", "Fit",
-           "FitResult", "model_term", "model_label", "fit_points", "fit_model", "routine_points",
-           "fit_routine"]
+           "PREFER_SIMPLER_DELTA", "STATISTICS", "ENVELOPE_DROP", "GROWTH_RATIO",
+           "CONFIDENT_SIZES", "CONFIDENT_R2", "DISTINCT_GROWTH", "CONSTANT_SPREAD",
+           "NotEnoughPoints", "Fit",
+           "FitResult", "model_term", "model_label", "upper_envelope", "fit_points", "fit_model",
+           "routine_points", "fit_routine"]
 
 MODELS = ("1", "log n", "sqrt n", "n", "n log n", "n^2", "n^3", "n^k")
 MIN_DISTINCT_SIZES = 5     # below this: no fit (AICc of a 3-parameter class needs 5 points)
@@ -101,6 +103,12 @@ LOG_GROWTH = 0.1           # growth_exponent() of log n (n log n: 1 + LOG_GROWTH
 PREFER_SIMPLER_DELTA = 2.0  # AICc difference below which the simpler model is preferred
 STATISTICS = ("max", "avg", "min", "total")
 METHOD = "AICc"
+ENVELOPE_DROP = 2.0        # a point this many times cheaper than a smaller size is a cheap path
+GROWTH_RATIO = 100.0       # a rise of this factor over the sizes is growth, never a constant
+CONFIDENT_SIZES = 8        # fewer distinct sizes: a fit is inconclusive
+CONFIDENT_R2 = 0.8         # lower R^2: a fit is inconclusive
+DISTINCT_GROWTH = 0.5      # growth exponents this far apart are different answers
+CONSTANT_SPREAD = 2.0      # a constant fit of costs spread wider than this is inconclusive
 
 _FIXED_EXPONENT = {"1": 0.0, "log n": LOG_GROWTH, "sqrt n": 0.5, "n": 1.0,
                    "n log n": 1.0 + LOG_GROWTH, "n^2": 2.0, "n^3": 3.0}
@@ -210,8 +218,23 @@ class FitResult:
     best: Fit
     runner_up: Optional[Fit]
     candidates: List[Fit]   # all models fitted, best first, then by criterion
-    distinct_sizes: int
+    distinct_sizes: int     # of all the points given
     method: str             # "AICc"
+    sizes: List[float] = dataclasses.field(default_factory=list)   # the points fitted
+    costs: List[float] = dataclasses.field(default_factory=list)   # (the upper envelope)
+    left_out: int = 0       # points below the upper envelope, not fitted
+    notes: List[str] = dataclasses.field(default_factory=list)     # what the reader must know
+    doubts: List[str] = dataclasses.field(default_factory=list)    # why it is inconclusive
+
+    @property
+    def conclusive(self) -> bool:
+        return not self.doubts
+
+    @property
+    def at_bound(self) -> bool:
+        """The free exponent of the chosen model sits at an end of K_RANGE."""
+        return self.best.model == "n^k" and (self.best.k >= K_RANGE[1] - 1e-3
+                                             or self.best.k <= K_RANGE[0] + 1e-3)
 
 
 # ---------------------------------------------------------------------------
@@ -235,6 +258,22 @@ def _line(f: np.ndarray, y: np.ndarray, w: np.ndarray):
     a = ym - b * fm[:, 0]
     resid = y[None, :] - a[:, None] - b[:, None] * f
     return a, b, (w * resid * resid).sum(axis=1)
+
+
+def _line1(f: np.ndarray, y: np.ndarray, w: np.ndarray):
+    """_line for one column f, as floats: the same solution with a few
+    dot products instead of 2-D reductions, five times faster on the short
+    arrays of a routine (the bounded search of _fit_power calls it a dozen
+    times per fit, and rank.py fits thousands of routines)."""
+    fm = float(np.dot(f, w))                  # w sums to 1
+    ym = float(np.dot(y, w))
+    fc = f - fm
+    wfc = w * fc
+    sxx = float(np.dot(wfc, fc))
+    b = max(float(np.dot(wfc, y - ym)) / sxx, 0.0) if sxx > 0.0 else 0.0
+    a = ym - b * fm
+    resid = y - a - b * f
+    return a, b, float(np.dot(w * resid, resid))
 
 
 def _plane(g: np.ndarray, f: np.ndarray, y: np.ndarray, w: np.ndarray):
@@ -267,14 +306,14 @@ def _fit_power(x: np.ndarray, y: np.ndarray, w: np.ndarray):
     i = int(np.argmin(rss))
 
     def rss_of(k: float) -> float:
-        return float(_line(np.power(x, k), y, w)[2][0])
+        return _line1(np.power(x, k), y, w)[2]
 
     res = optimize.minimize_scalar(rss_of, bounds=(max(lo, ks[i] - _K_GRID_STEP),
                                                    min(hi, ks[i] + _K_GRID_STEP)),
                                    method="bounded", options={"xatol": 1e-7})
     k = float(res.x) if res.fun <= rss[i] else float(ks[i])
-    a, b, r = _line(np.power(x, k), y, w)
-    return float(a[0]), float(b[0]), k, float(r[0])
+    a, b, r = _line1(np.power(x, k), y, w)
+    return a, b, k, r
 
 
 class _Data:
@@ -326,12 +365,12 @@ class _Data:
             if k is None:
                 a, b, k, rss_w = _fit_power(self.n / nmax, ys, w)
             else:
-                a, b, rss_w = (float(v[0]) for v in _line(np.power(self.n / nmax, k), ys, w))
+                a, b, rss_w = _line1(np.power(self.n / nmax, k), ys, w)
             a, b = a * yscale, b * yscale / nmax ** k
         else:
             f = model_term(model, self.n)
             fscale = float(f.max()) or 1.0
-            a, b, rss_w = (float(v[0]) for v in _line(f / fscale, ys, w))
+            a, b, rss_w = _line1(f / fscale, ys, w)
             a, b = a * yscale, b * yscale / fscale
         fit = self._finish(Fit(model, a, b, k, 0.0, 0.0, 0.0), rss_w, params)
         if model in _WITH_LINEAR_TERM and k is None and self.m - (params + 2) - 1 > 0:
@@ -368,29 +407,136 @@ class _Data:
         return self._finish(fit, rss_w, params)
 
 
+def upper_envelope(sizes: Sequence[float], costs: Sequence[float]) -> np.ndarray:
+    """Mask of the points on the upper envelope: a point at least
+    ENVELOPE_DROP times cheaper than a point of a smaller size took a
+    cheaper path (two regimes: an early return, a cached answer, another
+    statement) and is off the envelope."""
+    n = np.asarray(sizes, dtype=float)
+    y = np.asarray(costs, dtype=float)
+    keep = np.ones(n.size, dtype=bool)
+    order = np.argsort(n, kind="stable")
+    highest_below = 0.0     # largest cost at the sizes smaller than the current one
+    i = 0
+    while i < order.size:
+        j = i
+        while j < order.size and n[order[j]] == n[order[i]]:
+            j += 1
+        group = order[i:j]
+        keep[group] = y[group] * ENVELOPE_DROP >= highest_below
+        highest_below = max(highest_below, float(y[group].max()))
+        i = j
+    return keep
+
+
+def _rise(n: np.ndarray, y: np.ndarray) -> float:
+    """How many times the cost of the largest third of the sizes exceeds
+    that of the smallest third (medians: one odd point does not decide)."""
+    order = np.argsort(n, kind="stable")
+    third = max(1, order.size // 3)
+    low = float(np.median(y[order[:third]]))
+    high = float(np.median(y[order[-third:]]))
+    return high / max(low, 1.0 if np.all(y == np.round(y)) else _SMALL_COST * float(y.max()))
+
+
+def _choose(fits: List[Fit]) -> List[Fit]:
+    """The candidates, the chosen model first: lowest AICc, with the
+    parsimony rule (module docstring)."""
+    ranked = sorted(fits, key=lambda f: (f.criterion, MODELS.index(f.model)))
+    lowest = ranked[0].criterion
+    close = [f for f in ranked if f.criterion <= lowest + PREFER_SIMPLER_DELTA]
+    best = min(close, key=lambda f: (f.params, f.model == "n^k", f.criterion))
+    return [best] + [f for f in ranked if f is not best]
+
+
+def _doubts(result: "FitResult") -> List[str]:
+    best, ru = result.best, result.runner_up
+    doubts = []
+    used = int(np.unique(result.sizes).size)
+    if used < CONFIDENT_SIZES:
+        doubts.append(f"only {used} distinct sizes fitted (confident from {CONFIDENT_SIZES})")
+    if best.model == "1":
+        # R^2 of a constant is 0 by definition: its doubt is a wide spread.
+        low, high = min(result.costs), max(result.costs)
+        if high > CONSTANT_SPREAD * max(low, 1e-300):
+            doubts.append(f"costs vary {high / max(low, 1e-300):.3g}x without a trend")
+    elif best.r2 < CONFIDENT_R2:
+        doubts.append(f"R^2 {best.r2:.2f} < {CONFIDENT_R2:g}")
+    if result.at_bound:
+        doubts.append(f"exponent at the fitter's bound {best.k:g}")
+    if (ru is not None and abs(ru.criterion - best.criterion) < PREFER_SIMPLER_DELTA
+            and abs(ru.growth_exponent() - best.growth_exponent()) >= DISTINCT_GROWTH):
+        doubts.append(f"runner-up {model_label(ru)} fits about as well "
+                      f"(ΔAICc {ru.criterion - best.criterion:+.1f})")
+    return doubts
+
+
 def fit_points(sizes: Sequence[float], costs: Sequence[float],
                min_distinct: int = MIN_DISTINCT_SIZES) -> FitResult:
     """Fits every model to the points (sizes[i], costs[i]) and chooses one by
     AICc with the parsimony rule (module docstring). Sizes must be >= 0;
     repeated sizes are allowed (each point counts). Raises NotEnoughPoints
-    with fewer than min_distinct distinct sizes (min_distinct >= 5)."""
+    with fewer than min_distinct distinct sizes (min_distinct >= 5).
+
+    Growth is never missed:
+    - points off the upper envelope (upper_envelope: a cheaper path) are
+      left out when at least min_distinct sizes remain (result.left_out,
+      a note); otherwise all are fitted and the two regimes are a doubt;
+    - when the cost rises at least GROWTH_RATIO times from the smallest
+      third of the sizes to the largest, the constant model is not a
+      candidate (a note says so);
+    - result.doubts lists why the fit is inconclusive: fewer than
+      CONFIDENT_SIZES sizes, R^2 below CONFIDENT_R2 (for the constant:
+      costs spread more than CONSTANT_SPREAD times), a free exponent at
+      its bound, a runner-up of another growth (DISTINCT_GROWTH) within
+      PREFER_SIMPLER_DELTA."""
     if min_distinct < MIN_DISTINCT_SIZES:
         raise ValueError(f"min_distinct must be at least {MIN_DISTINCT_SIZES}: "
                          "the criterion cannot compare the models on fewer points")
     data = _Data(sizes, costs)
     if data.distinct < min_distinct:
         raise NotEnoughPoints(data.distinct, min_distinct)
+    notes, doubts = [], []
+    keep = upper_envelope(data.n, data.y)
+    left_out = int((~keep).sum())
+    if left_out:
+        if np.unique(data.n[keep]).size >= min_distinct:
+            notes.append(f"fitted on the upper envelope: {left_out} of {data.m} points at least "
+                         f"{ENVELOPE_DROP:g}x cheaper than at a smaller size (a cheaper path) "
+                         "left out")
+            data = _Data(data.n[keep], data.y[keep])
+        else:
+            doubts.append(f"two regimes: {left_out} of {data.m} points at least "
+                          f"{ENVELOPE_DROP:g}x cheaper than at a smaller size")
+            left_out = 0
     # A model whose AICc is undefined (too few points for its parameters:
     # "n^k" on 5 points) is left out.
     fits = [data.fit(model) for model in MODELS if data.m - _params(model) - 2 > 0]
-    # Lowest criterion first (ties: the order of MODELS, simplest first).
-    ranked = sorted(fits, key=lambda f: (f.criterion, MODELS.index(f.model)))
-    lowest = ranked[0].criterion
-    close = [f for f in ranked if f.criterion <= lowest + PREFER_SIMPLER_DELTA]
-    best = min(close, key=lambda f: (f.params, f.model == "n^k", f.criterion))
-    candidates = [best] + [f for f in ranked if f is not best]
-    return FitResult(best, candidates[1] if len(candidates) > 1 else None,
-                     candidates, data.distinct, METHOD)
+    rise = _rise(data.n, data.y)
+    candidates = _choose(fits)
+    if rise >= GROWTH_RATIO and candidates[0].model == "1":
+        notes.append(f"the cost rises {rise:.3g}x over the sizes: growth, not the constant "
+                     "that fits best")
+        fits = [f for f in fits if f.model != "1"]
+        candidates = _choose(fits)
+    # Data steeper than the steepest class: the free power pinned at its
+    # upper bound explains them about as well as the chosen model, and says
+    # "at least n^4" where a fixed class would understate the growth.
+    steepest = [f for f in fits if f.model == "n^k" and f.k >= K_RANGE[1] - 1e-3
+                and f.criterion <= min(g.criterion for g in fits) + PREFER_SIMPLER_DELTA]
+    if steepest and candidates[0] is not steepest[0]:
+        candidates = steepest + [f for f in candidates if f is not steepest[0]]
+    if candidates[0].model != "1" and candidates[0].b <= 0.0:
+        notes.append("no model grows with the data")
+    result = FitResult(candidates[0], candidates[1] if len(candidates) > 1 else None,
+                       candidates, int(np.unique(np.asarray(sizes, dtype=float)).size), METHOD,
+                       [float(v) for v in data.n], [float(v) for v in data.y], left_out, notes)
+    if result.at_bound:
+        bound = "at least" if result.best.k >= K_RANGE[1] - 1e-3 else "at most"
+        notes.append(f"free exponent at the fitter's bound: growth is {bound} "
+                     f"n^{result.best.k:g}")
+    result.doubts = doubts + _doubts(result)
+    return result
 
 
 def fit_model(sizes: Sequence[float], costs: Sequence[float], model: str,

@@ -31,7 +31,6 @@ be written; an unknown format), 2 bad usage.
 """
 import argparse
 import dataclasses
-import difflib
 import os
 import sys
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -39,10 +38,12 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from . import cli
 from . import plotting as apl
 from . import profile as aprof_profile
+from . import select
 
 KINDS = ("cost", "workload", "stats", "total")
 METRICS = ("trms", "rms")
 DEFAULT_TOP = 5
+DEFAULT_MIN_SHARE = 1.0
 DEFAULT_SIZE = "1000x480"
 SUMMARY = "summary.txt"
 
@@ -54,16 +55,23 @@ files written in OUTDIR, for each chosen routine (its name shortened):
   ROUTINE-stats.FMT     min / avg / max cost per input size (--stats)
   ROUTINE-total.FMT     total cost per input size (--total)
   grid.FMT              all of them in one picture (--grid)
+  .plot-files           the files this run wrote: the next run into OUTDIR removes
+                        those it does not write again (no stale pictures)
   summary.txt           per routine: calls, cost share, distinct TRMS and RMS sizes,
                         fitted model, formula, R^2, AICc and runner-up for TRMS and
                         RMS, thread-induced and external shares of its induced reads
 Fitting: aprof_trms/fit.py (models a + b*f(n), chosen by AICc).
 
+routine selection (aprof_trms/select.py): by default the 5 costliest routines
+that can be fitted (at least 5 distinct input sizes), carry at least 1% of the
+cost and are not entry wrappers of the C runtime (_start, main's callers,
+start_thread); what was left out is said on stderr and in summary.txt.
+
 examples:
-  plot.py aprof-trms.out.4242 -o plots                  the 5 costliest routines
+  plot.py aprof-trms.out.4242 -o plots                  the default choice
   plot.py --top 10 --stats --total reports/ -o plots    10 routines, all plots
-  plot.py --routine sum_array --routine 'std::sort*' r/ -o plots --format svg
-  plot.py --routine 'mysql_*' --grid --log r/ -o plots  one grid picture as well
+  plot.py -r sum_array -r std::sort r/ -o plots --format svg
+  plot.py -r 'mysql_*' --hide-libc --grid --log r/ -o plots
 
 exit status: 0 done, 1 error (message on stderr: a malformed report is named
 with FILE:LINE), 2 bad usage.
@@ -81,13 +89,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                         "all are merged into one profile")
     p.add_argument("-o", "--output-dir", required=True, metavar="OUTDIR",
                    help="directory for the pictures and summary.txt (created if missing)")
-    sel = p.add_argument_group("routine selection (default: --top %d)" % DEFAULT_TOP)
-    sel.add_argument("-r", "--routine", action="append", default=[], metavar="NAME_OR_GLOB",
-                     help="routine by demangled or mangled name, or a shell pattern "
-                          "('std::vector*'); repeatable; each must match at least one routine")
-    sel.add_argument("-n", "--top", type=int, metavar="N",
-                     help=f"the N routines of largest cumulative (inclusive) cost "
-                          f"(default {DEFAULT_TOP}; with --routine: adds them)")
+    select.add_selection_arguments(p, top=DEFAULT_TOP, min_share=DEFAULT_MIN_SHARE)
     kinds = p.add_argument_group("plots (cost and workload are always drawn)")
     kinds.add_argument("--stats", action="store_true",
                        help="also draw min / avg / max cost per input size")
@@ -106,8 +108,6 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     look.add_argument("--log", action="store_true", help="both axes logarithmic")
     apl.add_output_options(look, "a per-routine picture", DEFAULT_SIZE)
     args = p.parse_args(argv)
-    if args.top is not None and args.top < 1:
-        p.error("--top must be at least 1")
     apl.check_output_options(p, args)
     if args.log:
         args.log_x = args.log_y = True
@@ -117,35 +117,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 
 
 # ---------------------------------------------------------------------------
-# Routine selection and fitting.
+# Fitting.
 # ---------------------------------------------------------------------------
-
-def select_routines(profile: aprof_profile.Profile, patterns: Sequence[str],
-                    top: Optional[int]) -> List[aprof_profile.RoutineProfile]:
-    if not profile.routines:
-        raise apl.UserError("the reports contain no routine activation")
-    chosen: List[aprof_profile.RoutineProfile] = []
-    keys = set()
-
-    def add(routines):
-        for r in routines:
-            if r.key not in keys:
-                keys.add(r.key)
-                chosen.append(r)
-
-    for pattern in patterns:
-        found = profile.find(pattern)
-        if not found:
-            names = sorted({r.name for r in profile.routines.values()})
-            close = difflib.get_close_matches(pattern, names, n=3, cutoff=0.6)
-            hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-            raise apl.UserError(f"no routine matches {pattern!r} "
-                                f"(the profile has {len(profile.routines)} routines){hint}")
-        add(found)
-    if top is not None or not patterns:
-        add(profile.top(top if top is not None else DEFAULT_TOP))
-    return chosen
-
 
 @dataclasses.dataclass
 class FitInfo:
@@ -176,7 +149,8 @@ class Style:
     log_y: bool
     cost_metric: str
     resolution: int
-    small: bool = False   # grid cells: fewer words
+    short_names: bool = False   # titles: select.label(name, short)
+    small: bool = False         # grid cells: fewer words
 
 
 COLORS = {"trms": "tab:blue", "rms": "tab:orange"}
@@ -192,15 +166,16 @@ def _keep(xs, ys, style: Style) -> Tuple[list, list, int]:
 
 
 def _plain_log_labels(ax, axis, limits) -> None:
-    """Log axis labels as plain numbers (1000, not 10^3); the minor ticks get
-    labels too when the axis spans less than about two decades."""
+    """Log axis labels as plain numbers (1000, 2M, not 10^3); the minor
+    ticks get labels too when the axis spans less than about two decades
+    (apl.declutter_ticks removes them again where they would overlap)."""
     from matplotlib.ticker import FuncFormatter
 
     def minor(value, _pos):
         lo, hi = limits()
-        return f"{value:g}" if lo > 0 and hi / lo < 150 else ""
+        return apl.compact_number(value) if lo > 0 and hi / lo < 150 else ""
 
-    axis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:g}"))
+    axis.set_major_formatter(FuncFormatter(lambda value, _pos: apl.compact_number(value)))
     axis.set_minor_formatter(FuncFormatter(minor))
 
 
@@ -218,9 +193,14 @@ def _axes(ax, style: Style, metric: str, ylabel: str, sizes, values) -> None:
             _plain_log_labels(ax, axis, limits)
         else:
             linear.append(what)
-    from matplotlib.ticker import MaxNLocator
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
     if ax.get_xscale() == "linear":
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))   # sizes are whole cells
+        if len(set(sizes)) == 1:   # one size: whole cells around it, not 13.4 ... 14.6
+            ax.set_xlim(sizes[0] - 1, sizes[0] + 1)
+    for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+        if scale == "linear":   # 1.5M, not 1500000 or an offset text
+            axis.set_major_formatter(FuncFormatter(lambda value, _pos: apl.compact_number(value)))
     if linear:
         ax.text(0.01, 0.01, f"linear axis: no positive {' or '.join(linear)}",
                 transform=ax.transAxes, ha="left", va="bottom", fontsize="x-small", color="gray")
@@ -240,8 +220,9 @@ def draw_cost(ax, np, aprof_fit, routine, metric: str, fit: FitInfo, style: Styl
     sizes = sorted(points)
     costs = [points[s].max_cost for s in sizes]
     xs, ys, dropped = _keep(sizes, costs, style)
-    ax.plot(xs, ys, "o", ms=3.5, color=COLORS[metric], alpha=0.8,
-            label=f"max cost ({len(sizes)} size{'s' if len(sizes) != 1 else ''})")
+    # Points above the fit line (zorder), larger when there are few of them.
+    ax.plot(xs, ys, "o", ms=3.5 if len(xs) >= 20 else 6, color=COLORS[metric], alpha=0.9,
+            zorder=3, label=f"max cost ({len(sizes)} size{'s' if len(sizes) != 1 else ''})")
     _axes(ax, style, metric, apl.cost_label(style.cost_metric, "worst-case cost"), sizes, costs)
     if fit.result is not None:
         best = fit.result.best
@@ -256,7 +237,7 @@ def draw_cost(ax, np, aprof_fit, routine, metric: str, fit: FitInfo, style: Styl
         ok = np.isfinite(pred)
         if ax.get_yscale() == "log":
             ok &= pred > 0
-        ax.plot(grid[ok], pred[ok], "-", color="black", lw=1.4,
+        ax.plot(grid[ok], pred[ok], "-", color="black", lw=1.2, alpha=0.8, zorder=2,
                 label=apl.tex_escape(f"fit {aprof_fit.model_label(best)}: {best.formula()}"))
         method = fit.result.method
         good = f"R² = {best.r2:.4f}"
@@ -266,14 +247,13 @@ def draw_cost(ax, np, aprof_fit, routine, metric: str, fit: FitInfo, style: Styl
             delta = ru.criterion - best.criterion
             ax.plot([], [], " ", label=apl.tex_escape(
                 f"runner-up: {aprof_fit.model_label(ru)} (Δ{method} {delta:+.1f})"))
-        ax.legend(fontsize="x-small" if style.small else "small", loc="upper left",
-                  framealpha=0.85)
+        for note in fit.result.notes + [f"inconclusive: {d}" for d in fit.result.doubts]:
+            ax.plot([], [], " ", label=apl.tex_escape(note if len(note) < 60 else note[:57] + "..."))
     else:
-        ax.legend(fontsize="x-small" if style.small else "small", loc="upper left",
-                  framealpha=0.85)
-        ax.text(0.5, 0.5, fit.reason, transform=ax.transAxes, ha="center", va="center",
-                fontsize="small" if style.small else "medium", color="darkred",
-                bbox=dict(boxstyle="round", facecolor="white", edgecolor="darkred", alpha=0.9))
+        # In the legend, which matplotlib places away from the points: a
+        # box in the middle hid a lone point.
+        ax.plot([], [], " ", label=fit.reason)
+    ax.legend(fontsize="x-small" if style.small else "small", loc="best", framealpha=0.85)
     _dropped_note(ax, dropped)
 
 
@@ -351,38 +331,61 @@ def draw_kind(ax, kind: str, np, aprof_fit, routine, metric: str, fits: Dict[str
         draw_total(ax, np, routine, metric, style)
 
 
+def same_sizes(routine) -> bool:
+    """TRMS = RMS on every activation: TRMS >= RMS on each one, so equal
+    sums mean equal sizes everywhere (no induced first read)."""
+    return routine.sum_trms == routine.sum_rms
+
+
+SAME_SIZES = "TRMS = RMS on every activation"
+
+
+def _title(routine, style: Style, width: int) -> str:
+    return apl.tex_escape(apl.short_name(select.label(routine.name, style.short_names), width))
+
+
 def routine_figure(plt, np, aprof_fit, routine, kind: str, fits: Dict[str, FitInfo],
                    style: Style, size: Tuple[int, int], dpi: int):
-    fig, axes = plt.subplots(1, 2, figsize=(size[0] / dpi, size[1] / dpi), dpi=dpi,
-                             sharey=kind != "workload")
-    for ax, metric in zip(axes, METRICS):
+    """Two panels, TRMS and RMS, or one when they agree on every activation."""
+    metrics = METRICS[:1] if same_sizes(routine) else METRICS
+    fig, axes = plt.subplots(1, len(metrics), squeeze=False, dpi=dpi,
+                             figsize=(size[0] / dpi, size[1] / dpi), sharey=kind != "workload")
+    for ax, metric in zip(axes[0], metrics):
         draw_kind(ax, kind, np, aprof_fit, routine, metric, fits, style)
-        ax.set_title(f"input size = {metric.upper()}", fontsize="medium")
-    if kind != "workload":
-        axes[1].yaxis.set_tick_params(labelleft=True)
-    fig.suptitle(apl.tex_escape(f"{apl.short_name(routine.name, 70)}: {KIND_TITLES[kind]}"),
-                 fontsize="large")
+        ax.set_title(f"input size = {metric.upper()}" if len(metrics) > 1 else
+                     f"input size = TRMS = RMS ({SAME_SIZES}: one panel)", fontsize="medium")
+    if kind != "workload" and len(metrics) > 1:
+        axes[0][1].yaxis.set_tick_params(labelleft=True)
+    fig.suptitle(f"{_title(routine, style, 70)}: {KIND_TITLES[kind]}", fontsize="large")
     fig.tight_layout()
+    apl.declutter_ticks(fig)
     return fig
 
 
-def grid_figure(plt, np, aprof_fit, routines, kinds, fits_of, style: Style, dpi: int):
+def grid_figure(plt, np, aprof_fit, routines, kinds, fits_of, style: Style,
+                size: Tuple[int, int], dpi: int):
+    """One row per routine, one column per kind and metric; each kind's pair
+    of cells is as large as a per-routine picture (--size)."""
     cols = [(k, m) for k in kinds for m in METRICS]
-    cell_w, cell_h = 4.0, 3.0
-    fig, axes = plt.subplots(len(routines), len(cols), squeeze=False,
-                             figsize=(cell_w * len(cols), cell_h * len(routines)), dpi=dpi)
+    fig, axes = plt.subplots(len(routines), len(cols), squeeze=False, dpi=dpi,
+                             figsize=(size[0] / dpi * len(kinds), size[1] / dpi * len(routines)))
     small = dataclasses.replace(style, small=True)
     for row, routine in enumerate(routines):
         for col, (kind, metric) in enumerate(cols):
             ax = axes[row][col]
+            if metric == "rms" and same_sizes(routine):
+                ax.axis("off")
+                ax.text(0.5, 0.5, f"{SAME_SIZES}:\nsee the TRMS panel", transform=ax.transAxes,
+                        ha="center", va="center", fontsize="small", color="gray")
+                continue
             draw_kind(ax, kind, np, aprof_fit, routine, metric, fits_of[routine.key], small)
-            ax.set_title(apl.tex_escape(f"{apl.short_name(routine.name, 36)}\n"
-                                        f"{KIND_TITLES[kind]}, {metric.upper()}"),
+            ax.set_title(f"{_title(routine, style, 36)}\n{KIND_TITLES[kind]}, {metric.upper()}",
                          fontsize="small")
             ax.xaxis.label.set_fontsize("x-small")
             ax.yaxis.label.set_fontsize("x-small")
             ax.tick_params(labelsize="x-small")
     fig.tight_layout()
+    apl.declutter_ticks(fig)
     return fig
 
 
@@ -408,7 +411,7 @@ def _fit_lines(aprof_fit, label: str, fit: FitInfo) -> List[str]:
     return lines
 
 
-def summary_text(profile, routines, fits_of, files_of, aprof_fit) -> str:
+def summary_text(profile, routines, fits_of, files_of, aprof_fit, account: str) -> str:
     unit = apl.cost_unit(profile.cost_metric)
     out = ["aprof-trms routine summary (plot.py)", ""]
     for path, cmd in zip(profile.paths, profile.commands):
@@ -421,6 +424,7 @@ def summary_text(profile, routines, fits_of, files_of, aprof_fit) -> str:
     out.append("cost share = cumulative (inclusive) cost / total cost of all threads; "
                "fits: max cost per input size, model chosen by "
                f"{_method(fits_of)} (aprof_trms/fit.py)")
+    out.append(f"selection: {account}")
     out.append("")
     width = max(8, min(40, max(len(apl.short_name(r.name, 40)) for r in routines)))
     out.append(f"{'routine':<{width}}  {'calls':>9}  {'cost %':>7}  {'|TRMS|':>6}  {'|RMS|':>6}  "
@@ -481,8 +485,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if not os.path.isabs(grid_path):
             grid_path = os.path.join(args.output_dir, grid_path)
     # Bad reports and selections first (fast, before the plotting stack is imported).
-    profile = aprof_profile.merge(apl.load_reports(args.inputs))
-    routines = select_routines(profile, args.routine, args.top)
+    profile = aprof_profile.load_profile(args.inputs)
+    if not profile.routines:
+        raise apl.UserError("the reports contain no routine activation")
+    selection = select.select_routines(profile, args)
+    if not selection.routines:
+        raise apl.UserError(f"no routine to draw: {selection.account()}")
+    routines = selection.routines
     plt = apl.pyplot()
     try:
         import numpy as np
@@ -494,7 +503,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if grid_path:
         apl.prepare_outdir(os.path.dirname(grid_path) or ".")
 
-    style = Style(args.log_x, args.log_y, profile.cost_metric, profile.memory_resolution)
+    style = Style(args.log_x, args.log_y, profile.cost_metric, profile.memory_resolution,
+                  args.short_names)
     kinds = ["cost", "workload"] + (["stats"] if args.stats else []) + \
             (["total"] if args.total else [])
     fits_of = {r.key: {m: fit_of(aprof_fit, r, m) for m in METRICS} for r in routines}
@@ -510,14 +520,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 files_of.setdefault(routine.key, []).append(name)
                 written.append(os.path.join(outdir, name))
     if grid_path:
-        fig = grid_figure(plt, np, aprof_fit, routines, kinds, fits_of, style, args.dpi)
+        fig = grid_figure(plt, np, aprof_fit, routines, kinds, fits_of, style, size, args.dpi)
         apl.save_figure(fig, grid_path, grid_fmt, args.dpi)
         written.append(grid_path)
     summary = os.path.join(outdir, SUMMARY)
     with open(summary, "w", encoding="utf-8") as f:
-        f.write(summary_text(profile, routines, fits_of, files_of, aprof_fit))
+        f.write(summary_text(profile, routines, fits_of, files_of, aprof_fit,
+                             selection.account()))
     written.append(summary)
+    stale = apl.replace_manifest(outdir, written)
     if not args.quiet:
+        print(f"{cli.program_name()}: {selection.account()}", file=sys.stderr)
+        if stale:
+            print(f"{cli.program_name()}: removed {len(stale)} file(s) of an earlier run: "
+                  f"{', '.join(stale)}", file=sys.stderr)
         for path in written:
             print(path)
     return 0

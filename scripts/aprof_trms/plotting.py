@@ -1,5 +1,6 @@
 """Helpers shared by plot.py and charts.py: loading reports, output formats
-and directories, axis labels, short routine names, error reporting.
+and directories, axis labels, error reporting (short routine names come
+from names.py and are re-exported).
 
 Python 3 standard library only at import time; matplotlib is imported by
 pyplot() when a script is about to draw (Agg backend: no display needed).
@@ -19,12 +20,14 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from . import profile as aprof_profile
 from . import report as aprof_report
 from .cli import UserError
+from .names import file_stem, short_name, strip_params, unique_stems  # noqa: F401 (re-exported)
 
 __all__ = [
     "FORMATS", "UserError", "pyplot", "expand_inputs", "load_reports",
     "check_format", "format_of_path", "prepare_outdir", "parse_size", "save_figure",
     "cost_unit", "cost_label", "size_label", "short_name", "strip_params",
-    "file_stem", "unique_stems", "tex_escape", "percent",
+    "file_stem", "unique_stems", "tex_escape", "percent", "compact_number", "declutter_ticks",
+    "replace_manifest",
 ]
 
 FORMATS = ("png", "svg", "pdf")
@@ -187,98 +190,68 @@ def percent(part: float, whole: float) -> float:
     return 100.0 * part / whole if whole else 0.0
 
 
-_OPERATOR = re.compile(r"operator\s*(<=>|<<=|>>=|<<|>>|<=|>=|->\*|->|<|>|\(\)|\[\])")
+def compact_number(value: float) -> str:
+    """A tick label: 950, 1.5k, 20k, 3M, 1.2G; 0.5 and 2e-05 as %g."""
+    magnitude = abs(value)
+    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if magnitude >= limit:
+            return f"{value / limit:.3g}{suffix}"
+    return f"{value:.3g}"
 
 
-def _collapse_templates(name: str) -> str:
-    """Template arguments become <…>, the outermost brackets stay."""
-    out = []
-    depth = 0
-    i = 0
-    while i < len(name):
-        m = _OPERATOR.match(name, i)
-        if m and (i == 0 or not (name[i - 1].isalnum() or name[i - 1] == "_")):
-            if depth == 0:
-                out.append(m.group(0))
-            i = m.end()
-            continue
-        c = name[i]
-        if c == "<":
-            if depth == 0:
-                out.append("<…")
-            depth += 1
-        elif c == ">" and depth > 0:
-            depth -= 1
-            if depth == 0:
-                out.append(">")
-        elif depth == 0:
-            out.append(c)
-        i += 1
-    return "".join(out)
+def _overlapping(boxes) -> bool:
+    return any(a.overlaps(b) for a, b in zip(boxes, boxes[1:]))
 
 
-def _last_param_group(name: str) -> Optional[Tuple[int, int]]:
-    """(start, end) of the parameter list, the last balanced (...) group of
-    the name, or None ('(anonymous namespace)' is not a parameter list)."""
-    close = name.rfind(")")
-    if close < 0:
-        return None
-    depth = 0
-    for i in range(close, -1, -1):
-        if name[i] == ")":
-            depth += 1
-        elif name[i] == "(":
-            depth -= 1
-            if depth == 0:
-                if name[i:close + 1] == "(anonymous namespace)":
-                    return None
-                return i, close
-    return None
+def declutter_ticks(fig) -> None:
+    """Removes tick labels that would overlap their neighbours: first the
+    minor labels of an axis, then every other major label until none
+    overlap. Call after layout, before saving."""
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            def visible(ticks):
+                return [t.label1 for t in ticks if t.label1.get_visible() and t.label1.get_text()]
+            major, minor = axis.get_major_ticks(), axis.get_minor_ticks()
+            labels = sorted(visible(major) + visible(minor),
+                            key=lambda t: t.get_window_extent(renderer).x0 if axis is ax.xaxis
+                            else t.get_window_extent(renderer).y0)
+            if not _overlapping([t.get_window_extent(renderer) for t in labels]):
+                continue
+            for t in visible(minor):
+                t.set_visible(False)
+            while True:
+                shown = visible(major)
+                if not _overlapping([t.get_window_extent(renderer) for t in shown]) or len(shown) < 3:
+                    break
+                for i, t in enumerate(shown):
+                    t.set_visible(i % 2 == 0)
 
 
-def strip_params(name: str) -> str:
-    """'ns::f(int, char) const' -> 'ns::f'."""
-    group = _last_param_group(name)
-    if group is None or group[0] == 0:
-        return name
-    return name[:group[0]].rstrip()
+MANIFEST = ".plot-files"
 
 
-def short_name(name: str, width: int = 48) -> str:
-    """A demangled name that fits in about `width` characters: template
-    arguments, then parameters, become '…'; what is still too long keeps its
-    end (the routine's own name) after a leading '…'."""
-    if len(name) <= width:
-        return name
-    s = _collapse_templates(name)
-    if len(s) > width:
-        group = _last_param_group(s)
-        if group is not None and group[1] - group[0] > 2:
-            s = s[:group[0] + 1] + "…" + s[group[1]:]
-    if len(s) > width:
-        s = "…" + s[-(width - 1):]
-    return s
-
-
-def file_stem(name: str, width: int = 40) -> str:
-    """A file-name-safe stem from a routine name: 'ns::f<int>(int)' -> 'ns__f'."""
-    s = strip_params(_collapse_templates(name)).replace("<…>", "")
-    s = re.sub(r"[^A-Za-z0-9_.+-]+", "_", s).strip("._-")
-    if len(s) > width:
-        s = s[-width:].lstrip("._-")
-    return s or "routine"
-
-
-def unique_stems(names: Sequence[str]) -> List[str]:
-    """file_stem of each name; repeated stems get -2, -3..."""
-    used = set()
-    stems = []
-    for name in names:
-        stem = candidate = file_stem(name)
-        n = 1
-        while candidate in used:
-            n += 1
-            candidate = f"{stem}-{n}"
-        used.add(candidate)
-        stems.append(candidate)
-    return stems
+def replace_manifest(outdir: str, written: Sequence[str]) -> List[str]:
+    """Records the files of OUTDIR this run wrote (OUTDIR/.plot-files) and
+    removes those an earlier run recorded and this one did not write again,
+    so that no picture of an earlier run is left beside the new ones.
+    Only plain file names inside OUTDIR are ever removed; returns them."""
+    path = os.path.join(outdir, MANIFEST)
+    inside = sorted({os.path.basename(f) for f in written
+                     if os.path.dirname(os.path.abspath(f)) == os.path.abspath(outdir)})
+    try:
+        with open(path, encoding="utf-8") as f:
+            earlier = {line.strip() for line in f if line.strip()}
+    except FileNotFoundError:
+        earlier = set()
+    removed = []
+    for name in sorted(earlier - set(inside)):
+        if name == os.path.basename(name) and not name.startswith("."):
+            try:
+                os.unlink(os.path.join(outdir, name))
+                removed.append(name)
+            except FileNotFoundError:
+                pass
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("".join(name + "\n" for name in inside))
+    return removed

@@ -16,13 +16,15 @@ name). Two routines of one report with the same object and name (static
 functions in different compilation units) stay apart: the later ones get
 "@0x<address>" appended to their key.
 
-Merging reports with different cost metrics, memory resolutions or TRMS
-tracking (--trms) is refused (ProfileError): their numbers are not comparable.
+Merging reports with different cost metrics, memory resolutions, TRMS
+tracking (--trms) or external input (--syscall-input: which system calls'
+writes count as input from the kernel, and so the TRMS of the same
+activation) is refused (ProfileError): their numbers are not comparable.
 """
 import dataclasses
 import fnmatch
 import os
-from typing import Dict, Iterable, List, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import report as aprof_report
 from . import sources as aprof_sources
@@ -37,7 +39,7 @@ class ProfileError(Exception):
     """Reports that cannot be merged, or a routine selection that matches nothing."""
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)   # hundreds of thousands in a large program
 class Point:
     """All activations of a routine that had one input size."""
     size: int
@@ -54,7 +56,12 @@ class Point:
     def avg_cost(self) -> float:
         return self.sum_cost / self.calls
 
-    def add(self, t: aprof_report.CostTuple) -> None:
+    @classmethod
+    def of(cls, t: aprof_report.CostTuple) -> "Point":
+        return cls(t.size, t.calls, t.min_cost, t.max_cost, t.sum_cost, t.sum_sq_cost,
+                   t.sum_self_cost, t.sum_thread_induced, t.sum_external)
+
+    def add(self, t: Union[aprof_report.CostTuple, "Point"]) -> None:
         self.min_cost = t.min_cost if self.calls == 0 else min(self.min_cost, t.min_cost)
         self.max_cost = max(self.max_cost, t.max_cost)
         self.calls += t.calls
@@ -110,6 +117,7 @@ class Profile:
     cost_metric: str
     memory_resolution: int
     trms_tracking: bool  # False: RMS only (--trms=no), every TRMS equals the RMS
+    syscall_input: str   # "all" or "io": which system calls' writes are external input
     total_cost: int  # over all threads of all reports
     routines: Dict[RoutineKey, RoutineProfile]
     # --input-sources=yes reports: each routine's own induced reads by
@@ -143,29 +151,58 @@ def _keys_of(report: aprof_report.Report) -> Dict[int, RoutineKey]:
 
 
 def _settings(h: aprof_report.Header) -> tuple:
-    return (h.cost_metric, h.memory_resolution, h.trms_tracking)
+    return (h.cost_metric, h.memory_resolution, h.trms_tracking, h.syscall_input)
 
 
 def _settings_text(h: aprof_report.Header) -> str:
     return (f"cost metric {h.cost_metric}, resolution {h.memory_resolution}, "
-            + ("TRMS tracked" if h.trms_tracking else "RMS only"))
+            + ("TRMS tracked" if h.trms_tracking else "RMS only")
+            + f", syscall input {h.syscall_input}")
 
 
-def merge(reports: Sequence[aprof_report.Report]) -> Profile:
-    if not reports:
-        raise ProfileError("no report to merge")
-    first = reports[0].header
-    for rep in reports[1:]:
-        h = rep.header
-        if _settings(h) != _settings(first):
+class _ReportPoints:
+    """The trms and rms points of one report by routine id, merged over its
+    threads: filled from a Report, or as the tuple sink of
+    aprof_report.load() so that the records themselves are never kept."""
+
+    def __init__(self) -> None:
+        self.of: Dict[int, Tuple[Dict[int, Point], Dict[int, Point]]] = {}
+
+    def add(self, metric: str, t: aprof_report.CostTuple) -> None:
+        both = self.of.get(t.routine)
+        if both is None:
+            both = self.of[t.routine] = ({}, {})
+        by_size = both[0] if metric == "trms" else both[1]
+        point = by_size.get(t.size)
+        if point is None:
+            by_size[t.size] = Point.of(t)
+        else:
+            point.add(t)
+
+
+class _Merger:
+    """Reports added one by one (same settings required) into a Profile."""
+
+    def __init__(self) -> None:
+        self.first: Optional[aprof_report.Report] = None
+        self.paths: List[str] = []
+        self.commands: List[Tuple[str, ...]] = []
+        self.routines: Dict[RoutineKey, RoutineProfile] = {}
+        self.total_cost = 0
+        self.sources: aprof_sources.SourceCounts = {}
+
+    def add(self, rep: aprof_report.Report, points: _ReportPoints) -> None:
+        if self.first is None:
+            self.first = rep
+        elif _settings(rep.header) != _settings(self.first.header):
             raise ProfileError(
-                f"{rep.path}: settings ({_settings_text(h)}) differ from {reports[0].path} "
-                f"({_settings_text(first)}): reports of different settings cannot be merged")
-    routines: Dict[RoutineKey, RoutineProfile] = {}
-    sources: aprof_sources.SourceCounts = {}
-    total_cost = 0
-    for rep in reports:
-        total_cost += sum(t.total_cost for t in rep.threads.values())
+                f"{rep.path}: settings ({_settings_text(rep.header)}) differ from "
+                f"{self.first.path} ({_settings_text(self.first.header)}): reports of "
+                "different settings cannot be merged")
+        self.paths.append(rep.path)
+        self.commands.append(rep.header.command)
+        self.total_cost += sum(t.total_cost for t in rep.threads.values())
+        routines = self.routines
         keys = _keys_of(rep)
         for rid, key in keys.items():
             if key not in routines:
@@ -176,14 +213,37 @@ def merge(reports: Sequence[aprof_report.Report]) -> Profile:
             rp.calls += t.calls
             rp.self_cost += t.self_cost
             rp.cumulative_cost += t.cumulative_cost
+        aprof_sources.add_report(self.sources, rep, keys)
+        for rid, (trms, rms) in points.of.items():
+            rp = routines[keys[rid]]
+            if not rp.trms and not rp.rms:   # the routine's first report: take its points
+                rp.trms, rp.rms = trms, rms
+                continue
+            for mine, theirs in ((rp.trms, trms), (rp.rms, rms)):
+                for size, point in theirs.items():
+                    if size in mine:
+                        mine[size].add(point)
+                    else:
+                        mine[size] = point
+
+    def profile(self) -> Profile:
+        if self.first is None:
+            raise ProfileError("no report to merge")
+        h = self.first.header
+        return Profile(self.paths, self.commands, h.cost_metric, h.memory_resolution,
+                       h.trms_tracking, h.syscall_input, self.total_cost, self.routines,
+                       self.sources)
+
+
+def merge(reports: Sequence[aprof_report.Report]) -> Profile:
+    merger = _Merger()
+    for rep in reports:
+        points = _ReportPoints()
         for metric in aprof_report.METRICS:
-            for (_, rid, size), t in rep.metric(metric).items():
-                pts = routines[keys[rid]].points(metric)
-                pts.setdefault(size, Point(size)).add(t)
-        aprof_sources.add_report(sources, rep, keys)
-    return Profile([rep.path for rep in reports], [rep.header.command for rep in reports],
-                   first.cost_metric, first.memory_resolution, first.trms_tracking,
-                   total_cost, routines, sources)
+            for t in rep.metric(metric).values():
+                points.add(metric, t)
+        merger.add(rep, points)
+    return merger.profile()
 
 
 def report_files(paths: Iterable[str]) -> List[str]:
@@ -206,6 +266,11 @@ def report_files(paths: Iterable[str]) -> List[str]:
 
 
 def load_profile(paths: Iterable[str]) -> Profile:
-    """Loads and merges reports (see report_files). Raises
+    """Loads and merges reports (see report_files), one at a time, merging
+    each record as it is read: the reports are never held whole. Raises
     aprof_report.ReportError or ProfileError."""
-    return merge([aprof_report.load(f) for f in report_files(paths)])
+    merger = _Merger()
+    for path in report_files(paths):
+        points = _ReportPoints()
+        merger.add(aprof_report.load(path, tuple_sink=points.add), points)
+    return merger.profile()

@@ -1,19 +1,34 @@
-"""Bottleneck ranking: which routines have the steepest cost functions.
+"""Bottleneck ranking: which routines will dominate the cost when the input
+grows.
 
-    rank.py [--metric trms|rms] [--statistic max|avg|min|total]
-            [--min-share PCT] [--top N] [--format text|csv] REPORT|DIR...
+    rank.py [selection options] [--scale K] [--metric trms|rms]
+            [--statistic max|avg|min|total] [--format text|csv] REPORT|DIR...
 
 Loads the reports (a directory stands for its aprof-trms.out.* files; all
-are merged: threads, processes, runs), fits a cost function to every routine
-with at least aprof_fit.MIN_DISTINCT_SIZES distinct input sizes (worst-case
-cost per size by default, as in the paper's plots) and prints them ordered by
-fitted growth (aprof_fit's growth_exponent, steepest first), then by cost
-share: an n^2 routine that costs 5% today is listed before an n routine that
-costs 40%, because it is the one that will dominate on larger inputs.
-Routines that could not be fitted follow, with the reason.
+are merged: threads, processes, runs), chooses routines with the options of
+aprof_trms/select.py (by default: at least 5 distinct input sizes, at least
+DEFAULT_MIN_SHARE % of the cost, no runtime entry wrapper), fits a cost
+function to each (worst-case cost per size by default, as in the paper's
+plots) and orders them by what matters at scale, after trend-prof:
 
-Cost share = the routine's cumulative (inclusive) cost over the total cost of
-all threads of all reports, in percent; --min-share drops routines below it.
+  predicted cost = cumulative cost today x f(K * n_max) / f(n_max)
+
+with f the fitted cost function and n_max the routine's largest input
+size: its cost when its input grows K-fold (--scale, default 10) beyond the
+largest observed. The predicted share is that cost over the predicted cost
+of the program: today's total with the self cost of every confidently
+fitted routine grown by its routine's factor (self costs are disjoint and
+add up to the total; other routines are taken as they are today), and never
+less than such a routine's own predicted inclusive cost; at most 100%.
+
+The fit's trust decides first: a fit with doubts (aprof_fit: fewer than
+CONFIDENT_SIZES sizes, R^2 below CONFIDENT_R2, a free exponent at its bound,
+a runner-up of another growth about as good, two regimes) is labelled
+inconclusive and comes after every confident one, whatever its prediction.
+Each row says in one line why it is where it is. Routines chosen by name or
+with --all that cannot be fitted follow, with the reason.
+
+rank_routines() is the ranking for other commands (the HTML report).
 
 Exit status (aprof_trms.cli): 0 done, 1 bad input (unreadable or malformed
 report, reports that cannot be merged), 2 bad usage.
@@ -22,56 +37,104 @@ import csv
 import dataclasses
 import os
 import sys
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence
 
 from . import cli
 from . import fit as aprof_fit
 from . import profile as aprof_profile
 from . import report as aprof_report
+from . import select
+
+DEFAULT_MIN_SHARE = 1.0
+DEFAULT_SCALE = 10.0
 
 
 @dataclasses.dataclass
 class Row:
     routine: aprof_profile.RoutineProfile
-    share: float                          # percent of the total cost
+    share: float                           # percent of the total cost today
     result: Optional[aprof_fit.FitResult]  # None: not fitted
-    reason: str = ""                      # why not fitted
+    growth_factor: float = 1.0             # predicted cost / cost today at the scale
+    predicted_share: float = 0.0           # percent of the predicted program cost
+    reason: str = ""                       # one line: why the row is where it is
+
+    @property
+    def fitted(self) -> bool:
+        return self.result is not None
+
+    @property
+    def conclusive(self) -> bool:
+        return self.result is not None and self.result.conclusive
 
     @property
     def growth(self) -> float:
         return self.result.best.growth_exponent() if self.result else 0.0
 
 
-def display_name(routine: aprof_profile.RoutineProfile) -> str:
-    """The demangled name, with @0x<address> when aprof_profile had to tell
-    same-name routines of one object apart."""
+def display_name(routine: aprof_profile.RoutineProfile, short: bool = False) -> str:
+    """The demangled name (select.label: short C++ names on request), with
+    @0x<address> when aprof_profile had to tell same-name routines of one
+    object apart."""
     key = routine.key[1]
-    return routine.name + (key[len(routine.mangled):] if key != routine.mangled else "")
+    return select.label(routine.name, short) + (key[len(routine.mangled):] if key != routine.mangled else "")
 
 
 def cost_share(routine: aprof_profile.RoutineProfile, profile: aprof_profile.Profile) -> float:
     return 100.0 * routine.cumulative_cost / profile.total_cost if profile.total_cost else 0.0
 
 
-def rank(profile: aprof_profile.Profile, metric: str = "trms", statistic: str = "max",
-         min_share: float = 0.0) -> Tuple[List[Row], List[Row]]:
-    """(fitted rows, steepest growth first then largest share; rows that
-    could not be fitted, largest share first), routines under min_share
-    percent left out."""
+def growth_factor(result: aprof_fit.FitResult, scale: float) -> float:
+    """f(scale * n_max) / f(n_max) of the chosen model, at least 1 (a cost
+    does not shrink with its input)."""
+    n_max = max(result.sizes) or 1.0
+    now = float(result.best.predict(n_max))
+    now = now if now > 0 else max(result.costs)
+    later = float(result.best.predict(scale * n_max))
+    return max(1.0, later / now) if now > 0 else 1.0
+
+
+def _reason(row: Row, scale: float) -> str:
+    best = row.result.best
+    what = (f"{row.share:.2f}% now, {row.predicted_share:.2f}% at {scale:g}x input "
+            f"({aprof_fit.model_label(best)}, R^2 {best.r2:.2f}, {len(set(row.result.sizes))} sizes)")
+    notes = [n for n in row.result.notes]
+    if row.conclusive:
+        return what + "; confident" + (f"; {notes[0]}" if notes else "")
+    return what + "; inconclusive: " + "; ".join(row.result.doubts) + ", so after the confident fits"
+
+
+def rank_routines(profile: aprof_profile.Profile, routines: Sequence, metric: str = "trms",
+                  statistic: str = "max", scale: float = DEFAULT_SCALE) -> List[Row]:
+    """Rows of the given routines: confident fits by predicted cost at
+    `scale` times the largest input, then inconclusive fits likewise, then
+    routines that could not be fitted by share; each row's .reason says why."""
     fitted: List[Row] = []
     unfitted: List[Row] = []
-    for r in profile.routines.values():
+    for r in routines:
         share = cost_share(r, profile)
-        if share < min_share:
-            continue
         try:
-            fitted.append(Row(r, share, aprof_fit.fit_routine(r, metric, statistic)))
+            result = aprof_fit.fit_routine(r, metric, statistic)
         except aprof_fit.NotEnoughPoints as e:
-            reason = f"{e.distinct} distinct {metric} size{'' if e.distinct == 1 else 's'}, {e.needed} needed"
-            unfitted.append(Row(r, share, None, reason))
-    fitted.sort(key=lambda row: (-row.growth, -row.share, row.routine.name))
+            unfitted.append(Row(r, share, None, reason=f"not fitted: {e.distinct} distinct {metric} "
+                                f"size{'' if e.distinct == 1 else 's'}, {e.needed} needed"))
+            continue
+        fitted.append(Row(r, share, result, growth_factor(result, scale)))
+    # Self costs are disjoint and add up to the total: the routines with a
+    # confident fit grow with it, the rest is taken as it is today (an
+    # inconclusive exponent at its bound would otherwise make every other
+    # share vanish).
+    confident = [row for row in fitted if row.conclusive]
+    predicted_total = max([profile.total_cost + sum(row.routine.self_cost * (row.growth_factor - 1)
+                                                    for row in confident)]
+                          + [row.routine.cumulative_cost * row.growth_factor for row in confident]) or 1
+    for row in fitted:
+        row.predicted_share = min(100.0, 100.0 * row.routine.cumulative_cost * row.growth_factor
+                                  / predicted_total)
+        row.reason = _reason(row, scale)
+    fitted.sort(key=lambda row: (not row.conclusive, -row.predicted_share, -row.share,
+                                 row.routine.name))
     unfitted.sort(key=lambda row: (-row.share, row.routine.name))
-    return fitted, unfitted
+    return fitted + unfitted
 
 
 def _runner_up(result: aprof_fit.FitResult) -> str:
@@ -90,90 +153,111 @@ def _table(header: List[str], rows: List[List[str]], right: set) -> List[str]:
     return out
 
 
-def format_text(profile, fitted: List[Row], unfitted: List[Row], metric: str, statistic: str) -> str:
+def format_text(profile, rows: List[Row], metric: str, statistic: str, scale: float,
+                account: str, short: bool) -> str:
     lines = [f"Bottleneck ranking: {len(profile.paths)} report(s), cost {profile.cost_metric}, "
-             f"{statistic} cost per {metric} input size, model chosen by AICc "
-             f"(growth: 1=0, log n={aprof_fit.LOG_GROWTH:g}, n=1, "
-             f"n log n={1 + aprof_fit.LOG_GROWTH:g}, n^k=k)", ""]
-    header = ["#", "growth", "share%", "calls", "sizes", "routine", "object",
-              "model", "fit", "R^2", "AICc", "runner-up"]
-    rows = []
+             f"{statistic} cost per {metric} input size, model chosen by AICc; ordered by "
+             f"predicted share when each routine's input grows {scale:g}x beyond the largest "
+             "seen, confident fits first", f"Selection: {account}", ""]
+    fitted = [r for r in rows if r.fitted]
+    unfitted = [r for r in rows if not r.fitted]
+    header = ["#", "at scale%", "share%", "trust", "calls", "sizes", "routine", "object",
+              "model", "fit", "R^2", "runner-up"]
+    table = []
     for i, row in enumerate(fitted, 1):
         best = row.result.best
-        rows.append([str(i), f"{row.growth:.2f}", f"{row.share:.2f}", str(row.routine.calls),
-                     str(row.result.distinct_sizes), display_name(row.routine),
-                     os.path.basename(row.routine.object), aprof_fit.model_label(best),
-                     best.formula(), f"{best.r2:.4f}", f"{best.criterion:.1f}", _runner_up(row.result)])
-    if rows:
-        lines += _table(header, rows, {0, 1, 2, 3, 4, 9, 10})
+        table.append([str(i), f"{row.predicted_share:.2f}", f"{row.share:.2f}",
+                      "ok" if row.conclusive else "?", str(row.routine.calls),
+                      str(row.result.distinct_sizes), display_name(row.routine, short),
+                      os.path.basename(row.routine.object), aprof_fit.model_label(best),
+                      best.formula(), f"{best.r2:.4f}", _runner_up(row.result)])
+    if table:
+        lines += _table(header, table, {0, 1, 2, 4, 5, 10})
+        lines += ["", "Why each routine is where it is (trust ? = inconclusive):"]
+        lines += [f"{i:>3}. {display_name(row.routine, short)}: {row.reason}"
+                  for i, row in enumerate(fitted, 1)]
     else:
         lines.append(f"No routine with at least {aprof_fit.MIN_DISTINCT_SIZES} distinct {metric} sizes.")
     if unfitted:
         lines += ["", f"Not fitted ({len(unfitted)} routine{'' if len(unfitted) == 1 else 's'}):"]
         lines += _table(["share%", "calls", "sizes", "routine", "object", "reason"],
                         [[f"{r.share:.2f}", str(r.routine.calls), str(len(r.routine.points(metric))),
-                          display_name(r.routine), os.path.basename(r.routine.object), r.reason]
-                         for r in unfitted], {0, 1, 2})
+                          display_name(r.routine, short), os.path.basename(r.routine.object),
+                          r.reason] for r in unfitted], {0, 1, 2})
     return "\n".join(lines) + "\n"
 
 
-CSV_FIELDS = ["rank", "routine", "object", "calls", "share_pct", "distinct_sizes", "fitted",
-              "model", "growth", "formula", "a", "b", "k", "r2", "criterion", "method",
-              "runner_up", "runner_up_growth", "runner_up_criterion", "reason"]
+CSV_FIELDS = ["rank", "routine", "object", "calls", "share_pct", "predicted_share_pct",
+              "growth_factor", "conclusive", "distinct_sizes", "fitted", "model", "growth",
+              "formula", "a", "b", "k", "r2", "criterion", "method", "runner_up",
+              "runner_up_growth", "runner_up_criterion", "reason"]
 
 
-def write_csv(out, metric: str, fitted: List[Row], unfitted: List[Row]) -> None:
+def write_csv(out, metric: str, rows: List[Row], short: bool) -> None:
     w = csv.DictWriter(out, CSV_FIELDS, lineterminator="\n")
     w.writeheader()
-    for i, row in enumerate(fitted, 1):
+    for i, row in enumerate(rows, 1):
+        common = {"routine": display_name(row.routine, short), "object": row.routine.object,
+                  "calls": row.routine.calls, "share_pct": f"{row.share:.4f}", "reason": row.reason}
+        if not row.fitted:
+            w.writerow(dict(common, rank="", fitted="no",
+                            distinct_sizes=len(row.routine.points(metric))))
+            continue
         best, ru = row.result.best, row.result.runner_up
-        w.writerow({"rank": i, "routine": display_name(row.routine), "object": row.routine.object,
-                    "calls": row.routine.calls, "share_pct": f"{row.share:.4f}",
-                    "distinct_sizes": row.result.distinct_sizes, "fitted": "yes",
-                    "model": best.model, "growth": f"{row.growth:.4f}", "formula": best.formula(6),
-                    "a": repr(best.a), "b": repr(best.b), "k": "" if best.k is None else repr(best.k),
-                    "r2": f"{best.r2:.6f}", "criterion": f"{best.criterion:.3f}",
-                    "method": row.result.method,
-                    "runner_up": aprof_fit.model_label(ru) if ru else "",
-                    "runner_up_growth": f"{ru.growth_exponent():.4f}" if ru else "",
-                    "runner_up_criterion": f"{ru.criterion:.3f}" if ru else "", "reason": ""})
-    for row in unfitted:
-        w.writerow({"rank": "", "routine": display_name(row.routine), "object": row.routine.object,
-                    "calls": row.routine.calls, "share_pct": f"{row.share:.4f}",
-                    "distinct_sizes": len(row.routine.points(metric)), "fitted": "no",
-                    "reason": row.reason})
+        w.writerow(dict(common, rank=i, fitted="yes",
+                        predicted_share_pct=f"{row.predicted_share:.4f}",
+                        growth_factor=f"{row.growth_factor:.6g}",
+                        conclusive="yes" if row.conclusive else "no",
+                        distinct_sizes=row.result.distinct_sizes, model=best.model,
+                        growth=f"{row.growth:.4f}", formula=best.formula(6), a=repr(best.a),
+                        b=repr(best.b), k="" if best.k is None else repr(best.k),
+                        r2=f"{best.r2:.6f}", criterion=f"{best.criterion:.3f}",
+                        method=row.result.method,
+                        runner_up=aprof_fit.model_label(ru) if ru else "",
+                        runner_up_growth=f"{ru.growth_exponent():.4f}" if ru else "",
+                        runner_up_criterion=f"{ru.criterion:.3f}" if ru else ""))
+
+
+def _positive_float(text: str) -> float:
+    import argparse
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 1.0:
+        raise argparse.ArgumentTypeError(f"must be greater than 1: {text!r}")
+    return value
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     p = cli.argument_parser(
-        description="Bottleneck ranking: routines ordered by the growth of their "
-        "fitted cost function (steepest first), then by cost share.",
-        epilog="Growth scale: 1=0, log n=0.1, sqrt n=0.5, n=1, n log n=1.1, n^2=2, n^3=3, n^k=k. "
-        "Models are chosen by AICc; see aprof_trms/fit.py. Exit status: 0 done, 1 bad input, "
-        "2 bad usage.")
+        description="Bottleneck ranking: routines ordered by their predicted share of the cost "
+        "when their input grows K-fold beyond the largest size seen, confident fits first.",
+        epilog="Predicted cost = cumulative cost x f(K n_max) / f(n_max), f the fitted cost "
+        "function (aprof_trms/fit.py, chosen by AICc). A fit is inconclusive with fewer than "
+        f"{aprof_fit.CONFIDENT_SIZES} sizes, R^2 below {aprof_fit.CONFIDENT_R2:g}, a free "
+        "exponent at its bound, a runner-up of another growth about as good, or two regimes. "
+        "Exit status: 0 done, 1 bad input, 2 bad usage.")
     p.add_argument("reports", nargs="+", metavar="REPORT|DIR",
                    help="aprof-trms reports, or directories of aprof-trms.out.* files (all merged)")
+    p.add_argument("--scale", type=_positive_float, default=DEFAULT_SCALE, metavar="K",
+                   help=f"predict the cost at K times the largest input seen (default {DEFAULT_SCALE:g})")
     p.add_argument("--metric", choices=aprof_report.METRICS, default="trms",
                    help="input size metric (default trms)")
     p.add_argument("--statistic", choices=aprof_fit.STATISTICS, default="max",
                    help="cost per input size that is fitted (default max: the worst-case curve)")
-    p.add_argument("--min-share", type=float, default=0.0, metavar="PCT",
-                   help="leave out routines whose cumulative cost is below PCT%% of the total (default 0)")
-    p.add_argument("--top", type=int, default=None, metavar="N",
-                   help="show at most N fitted routines (and at most N not fitted)")
     p.add_argument("--format", choices=("text", "csv"), default="text", help="output format (default text)")
+    select.add_selection_arguments(p, min_share=DEFAULT_MIN_SHARE)
     args = p.parse_args(argv)
-    if args.top is not None and args.top < 1:
-        p.error("--top must be at least 1")
-    if args.min_share < 0:
-        p.error("--min-share must be >= 0")
 
     profile = aprof_profile.load_profile(args.reports)
-    fitted, unfitted = rank(profile, args.metric, args.statistic, args.min_share)
+    selection = select.select_routines(profile, args, apply_limit=False)
+    rows = rank_routines(profile, selection.routines, args.metric, args.statistic, args.scale)
     if args.top is not None:
-        fitted, unfitted = fitted[:args.top], unfitted[:args.top]
+        rows = rows[:args.top]
     if args.format == "csv":
-        write_csv(sys.stdout, args.metric, fitted, unfitted)
+        write_csv(sys.stdout, args.metric, rows, args.short_names)
     else:
-        sys.stdout.write(format_text(profile, fitted, unfitted, args.metric, args.statistic))
+        sys.stdout.write(format_text(profile, rows, args.metric, args.statistic, args.scale,
+                                     selection.account(), args.short_names))
     return 0

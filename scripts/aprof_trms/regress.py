@@ -2,7 +2,7 @@
 
     regress.py --baseline A [A...] --candidate B [B...] [--metric trms|rms]
                [--statistic max|avg|min|total] [--tolerance T] [--min-share PCT]
-               [--min-evidence D]
+               [--min-evidence D] [-v]
 
 Each side is one or more reports or directories of aprof-trms.out.* files,
 merged (threads, processes, runs). Every routine present on both sides with
@@ -34,8 +34,10 @@ admits that a few times in a hundred), and a CI gate must not fail on that.
 
 Routines are matched across sides by (object basename, mangled name), so
 that builds in different directories compare. Routines on one side only,
-and routines with too few sizes on either side, are listed (informational).
---min-share PCT skips routines whose cost share is below PCT on both sides.
+routines with too few sizes on either side and routines whose class did not
+change are counted in the summary line; -v/--verbose lists them (ONLY IN,
+NOT COMPARED, UNCHANGED), one line each. --min-share PCT skips routines
+whose cost share is below PCT on both sides.
 
 Exit status (aprof_trms.cli): 3 if any routine regressed (UNCONFIRMED does
 not count), 0 if none, 1 on bad input: an unreadable or malformed report
@@ -85,9 +87,12 @@ def _label(r: aprof_profile.RoutineProfile) -> str:
 
 def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: str = "trms",
             statistic: str = "max", tolerance: float = DEFAULT_TOLERANCE,
-            min_share: float = 0.0, min_evidence: float = DEFAULT_EVIDENCE) -> Tuple[List[str], int]:
+            min_share: float = 0.0, min_evidence: float = DEFAULT_EVIDENCE,
+            verbose: bool = False) -> Tuple[List[str], int]:
     """Output lines and the number of regressions; BadInput when the sides
-    cannot be compared."""
+    cannot be compared. The lines are the changes of growth (REGRESSION,
+    IMPROVED, UNCONFIRMED), a summary and the verdict; verbose adds a line
+    for every other routine (UNCHANGED, NOT COMPARED, ONLY IN)."""
     if (base.cost_metric, base.memory_resolution) != (cand.cost_metric, cand.memory_resolution):
         raise BadInput(f"baseline has cost metric {base.cost_metric} and memory resolution "
                        f"{base.memory_resolution}, candidate {cand.cost_metric} and "
@@ -96,13 +101,17 @@ def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: st
     if metric == "trms" and base.trms_tracking != cand.trms_tracking:
         raise BadInput("one side was profiled with --trms=no (RMS only): compare TRMS only "
                        "between runs that both track it, or compare with --metric rms")
+    if metric == "trms" and base.syscall_input != cand.syscall_input:
+        raise BadInput(f"baseline was profiled with --syscall-input={base.syscall_input}, "
+                       f"candidate with --syscall-input={cand.syscall_input}: their TRMS count "
+                       "different kernel input; profile both alike, or compare with --metric rms")
     b, c = by_match_key(base), by_match_key(cand)
     common = sorted(set(b) & set(c))
     if not common:
         raise BadInput(f"no routine in common between baseline ({len(b)} routines) and "
                        f"candidate ({len(c)} routines): are these reports of the same program?")
 
-    regressions, improvements, unchanged, not_compared, weak, info = [], [], 0, [], [], []
+    regressions, improvements, unchanged, not_compared, weak, info = [], [], [], [], [], []
     below = 0
     for key in common:
         rb, rc = b[key], c[key]
@@ -112,12 +121,13 @@ def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: st
         fits, points = [], []
         for side, r in (("baseline", rb), ("candidate", rc)):
             try:
-                fits.append(aprof_fit.fit_routine(r, metric, statistic).best)
+                result = aprof_fit.fit_routine(r, metric, statistic)
+                fits.append(result.best)
             except aprof_fit.NotEnoughPoints as e:
                 not_compared.append(f"NOT COMPARED {_label(rc)}: {side} has {e.distinct} distinct "
                                     f"{metric} size{'' if e.distinct == 1 else 's'}, {e.needed} needed")
                 break
-            points.append(aprof_fit.routine_points(r, metric, statistic))
+            points.append((result.sizes, result.costs))   # the points fitted (envelope)
         if len(fits) < 2:
             continue
         fb, fc = fits
@@ -127,7 +137,7 @@ def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: st
                 f"(growth {gb:.2f} -> {gc:.2f}, {delta:+.2f})")
         detail = f"\n    baseline {fb.formula()}, candidate {fc.formula()}"
         if abs(delta) <= tolerance:
-            unchanged += 1
+            unchanged.append("UNCHANGED " + text)
             continue
         # Does the side with the steeper fit reject the other side's class?
         steep, flat, (sizes, costs) = (fc, fb, points[1]) if delta > 0 else (fb, fc, points[0])
@@ -146,21 +156,24 @@ def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: st
             if cost_share(routines[key], prof) >= min_share:
                 info.append(f"ONLY IN {side} {_label(routines[key])}")
 
-    compared = len(regressions) + len(improvements) + len(weak) + unchanged
+    compared = len(regressions) + len(improvements) + len(weak) + len(unchanged)
     if compared == 0:
         raise BadInput(f"no routine could be compared: {len(common)} in common, "
                        f"{len(not_compared)} with fewer than {aprof_fit.MIN_DISTINCT_SIZES} distinct "
                        f"{metric} sizes on a side, {below} below --min-share {min_share:g}")
     lines = [t for _, t in sorted(regressions)] + [t for _, t in sorted(improvements)]
-    lines += weak + not_compared + info
+    lines += weak
+    if verbose:
+        lines += unchanged + not_compared + info
     n_only_b = sum(1 for line in info if line.startswith("ONLY IN BASELINE"))
     lines.append(
         f"{cli.program_name()}: {compared} routine{'' if compared == 1 else 's'} compared "
         f"({len(regressions)} regressed, {len(improvements)} improved, {len(weak)} unconfirmed, "
-        f"{unchanged} unchanged), "
+        f"{len(unchanged)} unchanged), "
         f"{len(not_compared)} not compared (too few sizes), {n_only_b} only in baseline, "
         f"{len(info) - n_only_b} only in candidate, {below} below --min-share; "
-        f"{metric}, {statistic} cost, tolerance {tolerance:g}")
+        f"{metric}, {statistic} cost, tolerance {tolerance:g}"
+        + ("" if verbose or not (unchanged or not_compared or info) else "; -v lists them"))
     lines.append(f"FAIL: {len(regressions)} routine{'' if len(regressions) == 1 else 's'} "
                  "got a steeper cost function" if regressions else "OK: no growth regression")
     return lines, len(regressions)
@@ -189,6 +202,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--min-evidence", type=float, default=DEFAULT_EVIDENCE, metavar="D",
                    help="AICc difference by which the steeper side's points must reject the other "
                    f"side's class to count (default {DEFAULT_EVIDENCE:g}; 0: growth change alone)")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="also list every routine that did not change class, could not be "
+                   "compared (too few sizes) or is on one side only")
     args = p.parse_args(argv)
     if args.tolerance < 0:
         p.error("--tolerance must be >= 0")
@@ -199,6 +215,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     base = load_side(args.baseline, "baseline")
     cand = load_side(args.candidate, "candidate")
     lines, regressions = compare(base, cand, args.metric, args.statistic,
-                                 args.tolerance, args.min_share, args.min_evidence)
+                                 args.tolerance, args.min_share, args.min_evidence, args.verbose)
     print("\n".join(lines))
     return cli.EXIT_REGRESSION if regressions else cli.EXIT_OK

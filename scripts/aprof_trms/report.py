@@ -20,10 +20,13 @@ status 1 if one is malformed or inconsistent, 2 on bad usage):
     cd scripts && python3 -m aprof_trms.report [--summary] REPORT...
 """
 import dataclasses
+import functools
+import io
 import os
 import re
 import sys
-from typing import Dict, List, Optional, Tuple, Union
+from typing import (BinaryIO, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional,
+                    Tuple, Union)
 
 __all__ = [
     "FORMAT_VERSION", "MAGIC", "METRICS", "ReportError",
@@ -103,8 +106,10 @@ class Routine:
     line: Optional[int] = None
 
 
-@dataclasses.dataclass(frozen=True)
-class Totals:
+# Totals and CostTuple, one per record of a report with up to millions of
+# them, are named tuples: a third of the memory of a dataclass and faster to
+# build, with the same fields and immutability.
+class Totals(NamedTuple):
     thread: int            # thread serial; 0 when merged over threads
     routine: int           # routine id
     calls: int
@@ -112,8 +117,7 @@ class Totals:
     cumulative_cost: int   # outermost activations only
 
 
-@dataclasses.dataclass(frozen=True)
-class CostTuple:
+class CostTuple(NamedTuple):
     """Activations of one routine (in one thread) with one input size."""
     thread: int            # thread serial; 0 when merged over threads
     routine: int
@@ -178,6 +182,7 @@ class Report:
 _UNESCAPE = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
 _ESCAPE = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 _INT = re.compile(r"[0-9]+\Z")
+_INTS = re.compile(r"[0-9]+(?:\t[0-9]+)*\Z")   # a record whose fields are all integers
 _ADDRESS = re.compile(r"0x[0-9a-f]+\Z")
 
 
@@ -224,17 +229,25 @@ _TAGS = {
     "thread-source": (5, 12.3), "kernel-source": (4, 12.6), "end": (1, 13),
 }
 _LAST_HEADER_RANK = 7.7
+# Tags of records that come in runs (the body, but its end).
+_REPEATED_TAGS = frozenset(t for t, (_, rank) in _TAGS.items() if _LAST_HEADER_RANK < rank and t != "end")
 # Header records that may be absent (written only when not the default, or
 # not yet written by older versions).
 _OPTIONAL_TAGS = ("trms-tracking", "shadow-peak-bytes", "input-sources")
-_TUPLE_FIELDS = ("thread", "routine", "size", "calls", "min_cost", "max_cost",
-                 "sum_cost", "sum_sq_cost", "sum_self_cost",
-                 "sum_thread_induced", "sum_external")
+_TUPLE_FIELDS = tuple(f.replace("_", " ") for f in CostTuple._fields)
+# CostTuple._make without its length check (the field count is checked before).
+_new_cost_tuple = functools.partial(tuple.__new__, CostTuple)
+_TOTALS_FIELDS = ("thread", "routine", "calls", "self cost", "cumulative cost")
+
+
+# Receives the checked trms and rms records instead of the Report (load()).
+TupleSink = Callable[[str, "CostTuple"], None]
 
 
 class _Parser:
-    def __init__(self, path: str):
+    def __init__(self, path: str, tuple_sink: Optional[TupleSink] = None):
         self.path = path
+        self.tuple_sink = tuple_sink
         self.lineno = 0
         self.header: Dict[str, object] = {}
         self.threads: Dict[int, Thread] = {}
@@ -248,6 +261,8 @@ class _Parser:
         self.last_tuple_tag = ""
         self.rank = -1
         self.last_tag = ""
+        # tag -> its rec_ method, looked up once rather than per record.
+        self.handlers = {tag: getattr(self, "rec_" + tag.replace("-", "_")) for tag in _TAGS}
         self.seen_end = False
 
     def error(self, message: str) -> ReportError:
@@ -257,6 +272,13 @@ class _Parser:
         if not _INT.match(text):
             raise self.error(f"'{tag}' record: {what} is not an unsigned decimal integer: {text!r}")
         return int(text)
+
+    def int_fields(self, tag: str, whats: Tuple[str, ...], args: List[str]) -> List[int]:
+        """The integers of a record made of integer fields: one pattern match
+        for the whole record, per-field messages when it fails."""
+        if _INTS.match("\t".join(args)):
+            return list(map(int, args))
+        return [self.int_field(tag, w, a) for w, a in zip(whats, args)]
 
     def text_field(self, tag: str, what: str, text: str) -> str:
         try:
@@ -278,6 +300,11 @@ class _Parser:
         fields = text.split("\t")
         tag = fields[0]
         args = fields[1:]
+        if tag == self.last_tag and tag in _REPEATED_TAGS and len(args) == _TAGS[tag][0]:
+            # Another record of the previous record's tag (nearly every line of
+            # a report): none of the order checks below can fail.
+            self.handlers[tag](tag, args)
+            return
         if self.lineno == 1:
             if tag != MAGIC:
                 raise self.error(f"not an aprof-trms report: the first line must be "
@@ -304,7 +331,7 @@ class _Parser:
                     raise self.error(f"missing '{missing_tag}' record before '{tag}'")
         self.rank = rank
         self.last_tag = tag
-        getattr(self, "rec_" + tag.replace("-", "_"))(tag, args)
+        self.handlers[tag](tag, args)
 
     # --- header -------------------------------------------------------------
     def rec_aprof_trms_report(self, tag, args):
@@ -389,19 +416,20 @@ class _Parser:
         self.routine_keys[(obj, address)] = ident
 
     def rec_totals(self, tag, args):
-        thread, routine, calls, self_cost, cum = (self.int_field(tag, w, a) for w, a in zip(
-            ("thread", "routine", "calls", "self cost", "cumulative cost"), args))
+        t = Totals._make(self.int_fields(tag, _TOTALS_FIELDS, args))
+        thread, routine = t.thread, t.routine
         self.thread_ref(tag, thread)
         self.routine_ref(tag, routine)
         if (thread, routine) in self.totals:
             raise self.error(f"duplicate 'totals' record for thread {thread}, routine {routine}")
-        self.totals[(thread, routine)] = Totals(thread, routine, calls, self_cost, cum)
+        self.totals[(thread, routine)] = t
 
     def rec_trms(self, tag, args):
-        values = [self.int_field(tag, w.replace("_", " "), a) for w, a in zip(_TUPLE_FIELDS, args)]
-        t = CostTuple(*values)
-        self.thread_ref(tag, t.thread)
-        self.routine_ref(tag, t.routine)
+        t = _new_cost_tuple(self.int_fields(tag, _TUPLE_FIELDS, args))
+        if t.thread not in self.threads:
+            self.thread_ref(tag, t.thread)
+        if t.routine not in self.routines:
+            self.routine_ref(tag, t.routine)
         key = (t.thread, t.routine, t.size)
         if self.last_tuple_tag != tag:
             self.last_tuple_key = None
@@ -411,7 +439,10 @@ class _Parser:
             raise self.error(f"'{tag}' record {what} (thread {t.thread}, routine {t.routine}, "
                              f"size {t.size}) after {self.last_tuple_key}")
         self.last_tuple_key = key
-        self.metrics[tag][key] = t
+        if self.tuple_sink is None:
+            self.metrics[tag][key] = t
+        else:
+            self.tuple_sink(tag, t)
 
     rec_rms = rec_trms
 
@@ -487,37 +518,45 @@ class _Parser:
                       self.thread_sources, self.kernel_sources)
 
 
-def loads(data: Union[str, bytes], path: str = "<string>") -> Report:
-    """Parses the text (or UTF-8 bytes) of a report; `path` is used in errors."""
-    if isinstance(data, bytes):
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as e:
-            line = data.count(b"\n", 0, e.start) + 1
-            raise ReportError(path, line, f"invalid UTF-8 ({e.reason})") from None
-    else:
-        text = data
-    p = _Parser(path)
-    if not text:
-        return p.finish()
-    lines = text.split("\n")
-    last = lines.pop()  # "" when the text ends with a newline
+def _parse(lines: Iterable[str], path: str, tuple_sink: Optional[TupleSink] = None) -> Report:
+    """Parses the lines of a report, each ending with its newline but perhaps
+    the last one."""
+    p = _Parser(path, tuple_sink)
     for p.lineno, line in enumerate(lines, 1):
-        p.line(line)
-    if last:
-        p.lineno = len(lines) + 1
-        if p.seen_end:
-            raise p.error("data after the 'end' record")
-        raise p.error("last line is not terminated by a newline: the report is truncated")
+        if not line.endswith("\n"):
+            if p.seen_end:
+                raise p.error("data after the 'end' record")
+            raise p.error("last line is not terminated by a newline: the report is truncated")
+        p.line(line[:-1])
     return p.finish()
 
 
-def load(path: Union[str, "os.PathLike[str]"]) -> Report:
-    """Reads and parses the report file at `path`."""
+def _decoded_lines(f: BinaryIO, path: str) -> Iterator[str]:
+    """The lines of a binary file, one at a time (a report of a large program
+    is never held whole in memory), decoded from UTF-8."""
+    for lineno, raw in enumerate(f, 1):
+        try:
+            yield raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ReportError(path, lineno, f"invalid UTF-8 ({e.reason})") from None
+
+
+def loads(data: Union[str, bytes], path: str = "<string>") -> Report:
+    """Parses the text (or UTF-8 bytes) of a report; `path` is used in errors."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    return _parse(_decoded_lines(io.BytesIO(data), path), path)
+
+
+def load(path: Union[str, "os.PathLike[str]"], tuple_sink: Optional[TupleSink] = None) -> Report:
+    """Reads and parses the report file at `path`. With tuple_sink, each trms
+    and rms record, checked as always, goes to tuple_sink(metric, tuple)
+    instead of into the Report (whose trms and rms stay empty): how
+    aprof_trms.profile merges a report of millions of records without
+    keeping them."""
     path = os.fspath(path)
     with open(path, "rb") as f:
-        data = f.read()
-    return loads(data, path)
+        return _parse(_decoded_lines(f, path), path, tuple_sink)
 
 
 # ---------------------------------------------------------------------------
@@ -590,7 +629,7 @@ def tuples(report: Report, metric: str, routine: Union[Routine, int],
     for (th, r, size), t in report.metric(metric).items():
         if r != rid or (thread is not None and th != thread):
             continue
-        t = dataclasses.replace(t, thread=0 if thread is None else th)
+        t = t._replace(thread=0 if thread is None else th)
         out[size] = merge_tuples(out[size], t) if size in out else t
     return out
 

@@ -9,12 +9,16 @@ APROF_MAKE_JOBS=${APROF_MAKE_JOBS:-2}
 
 # Debian 12 packages: toolchain, Valgrind (headers + core libraries), test and
 # benchmark libraries, Python analysis stack, and the real programs the tool
-# tests profile (gzip is essential; sqlite3 is compared with callgrind).
+# tests profile (gzip is essential; sqlite3 is compared with callgrind),
+# man-db to check the installed manual page, and the headless browser that
+# tests the HTML report (chromium, chromium-driver, python3-selenium).
 APROF_DEBIAN_PACKAGES=(
   build-essential autoconf automake pkg-config valgrind
   libgtest-dev googletest libbenchmark-dev
   python3-pytest python3-matplotlib python3-numpy python3-scipy
   sqlite3
+  man-db
+  chromium chromium-driver python3-selenium
 )
 
 aprof_log() {

@@ -9,14 +9,17 @@
                           its first word each time        (RMS = 1, TRMS = k,
                                                            all external)
 
-   Two worker threads call sum_array and insertion_sort on sizes 1..max.
+   Two worker threads call sum_array and insertion_sort on sizes 1..max;
+   the main thread then calls consume_items for 50, 100, ..., 500 items and
+   read_chunks for 40, 100, ..., 640 chunks. Every routine runs the same
+   basic blocks on every run whatever the scheduling (see the handshake
+   below), so its fits do not change from run to run.
    Usage: workload [max_size]   (default 200)
 
    Copyright (C) 2026, the aprof-trms authors.
    SPDX-License-Identifier: GPL-2.0-or-later */
 #include <fcntl.h>
 #include <pthread.h>
-#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -55,18 +58,38 @@ static void* worker(void* arg) {
   return (void*)total;
 }
 
-/* Producer/consumer over one shared cell (the paper's Figure 2). */
+/* Producer/consumer over one shared cell (the paper's Figure 2), with a
+   handshake through two pipes: the consumer writes a "ready" byte, the
+   producer waits for it, rewrites the cell and writes an "item" byte, which
+   the consumer waits for before reading the cell. Waiting is a read() that
+   blocks in the kernel or not, with the same client code either way: each
+   thread runs the same basic blocks whatever the scheduling, and every read
+   of the cell comes after the producer's write. So the fits of
+   consume_items are the same on every run. (With semaphores, whether
+   sem_wait found the count posted or had to sleep depended on scheduling,
+   and so did the cost of consume_items.) The token bytes are never read by
+   the program: they are no input of the routines. */
 static volatile int shared_item;
-static sem_t full, empty;
+static int to_producer[2], to_consumer[2];
 
 NOINLINE void produce_item(int v) { shared_item = v; }
+
+static void wait_byte(int fd) {
+  char token;
+  if (read(fd, &token, 1) != 1) abort();
+}
+
+static void send_byte(int fd) {
+  static const char token = 1;
+  if (write(fd, &token, 1) != 1) abort();
+}
 
 static void* producer(void* arg) {
   const int n = (int)(long)arg;
   for (int i = 0; i < n; i++) {
-    sem_wait(&empty);
+    wait_byte(to_producer[0]);
     produce_item(i);
-    sem_post(&full);
+    send_byte(to_consumer[1]);
   }
   return NULL;
 }
@@ -74,9 +97,9 @@ static void* producer(void* arg) {
 NOINLINE long consume_items(int n) {
   long s = 0;
   for (int i = 0; i < n; i++) {
-    sem_wait(&full);
+    send_byte(to_producer[1]);
+    wait_byte(to_consumer[0]);
     s += shared_item;
-    sem_post(&empty);
   }
   return s;
 }
@@ -109,14 +132,13 @@ int main(int argc, char** argv) {
   }
 
   /* The first call of a libc routine touches state nobody touched before
-     (e.g. the semaphore and read() paths): a large first input for whoever
-     calls it first. Do that here in main, so that every measured
-     activation of the routines below starts from the same state. */
-  sem_init(&full, 0, 0);
-  sem_init(&empty, 0, 1);
-  sem_post(&full);
-  sem_wait(&full);
-  for (int n = 10; n <= 100; n += 10) {
+     (the read() and write() paths): a large first input for whoever calls
+     it first. Do that here in main, so that every measured activation of
+     the routines below starts from the same state. */
+  if (pipe(to_producer) != 0 || pipe(to_consumer) != 0) return 1;
+  send_byte(to_consumer[1]);
+  wait_byte(to_consumer[0]);
+  for (int n = 50; n <= 500; n += 50) {
     pthread_t p;
     pthread_create(&p, NULL, producer, (void*)(long)n);
     total += consume_items(n);
@@ -127,7 +149,7 @@ int main(int argc, char** argv) {
   if (fd >= 0) {
     int warm_up[16];
     if (read(fd, warm_up, sizeof warm_up) != sizeof warm_up) return 1;
-    for (int k = 4; k <= 64; k += 6) total += read_chunks(fd, k);
+    for (int k = 40; k <= 640; k += 60) total += read_chunks(fd, k);
     close(fd);
   }
   printf("workload done: %ld\n", total);

@@ -82,7 +82,8 @@ def activations(routine: Routine, seed: int = 0) -> List[Tuple[int, int, int]]:
 
 def report_text(routines: Sequence[Routine], threads: int = 1, cost_metric: str = "bb",
                 resolution: int = 4, seed: int = 0, pid: int = 4242,
-                command: Sequence[str] = ("./synthetic",), trms_tracking: bool = True) -> str:
+                command: Sequence[str] = ("./synthetic",), trms_tracking: bool = True,
+                syscall_input: str = "all") -> str:
     """The text of a report in which activation i of each routine ran in
     thread i % threads + 1 and called nothing (self cost = cost). Without
     trms_tracking (the tool's --trms=no) every TRMS is the RMS."""
@@ -93,7 +94,7 @@ def report_text(routines: Sequence[Routine], threads: int = 1, cost_metric: str 
         f"pid\t{pid}\t1",
         f"cost-metric\t{cost_metric}",
         f"memory-resolution\t{resolution}",
-        "syscall-input\tall",
+        f"syscall-input\t{syscall_input}",
     ] + ([] if trms_tracking else ["trms-tracking\tno"])
     # (thread, routine id) -> [calls, cost]; (metric, thread, rid, size) -> tuple fields
     totals: Dict[Tuple[int, int], List[int]] = {}

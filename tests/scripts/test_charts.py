@@ -234,3 +234,18 @@ def test_out_of_range_dpi_is_a_usage_error(reports, tmp_path, dpi):
     assert "--dpi must be between 20 and 1200" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_selection_filters_restrict_the_per_routine_charts(reports, tmp_path):
+    """-r and --exclude-object (aprof_trms/select.py) choose the routines of
+    the per-routine numbers; the program-wide split still counts every read."""
+    out = tmp_path / "out"
+    assert_ok(charts(reports["a"], "-o", out, "-r", "rec", "-r", "child", "--size", "500x300",
+                     "--dpi", "50"))
+    text = read(out / "charts.txt")
+    assert re.search(r"routines: +2\n", text), text
+    rows = re.findall(r"^ +[\d.]+ +[\d.]+ +[\d.]+ +\d+ +\d+ +\d+ +\d+  (\w+)$", text, re.M)
+    assert rows == ["rec", "child"], text
+    assert "program-wide induced reads (each counted once, per-thread roots): 80" in text
+    assert_ok(charts(reports["a"], "-o", out, "--exclude-object", "progA"))
+    assert re.search(r"routines: +0\n", read(out / "charts.txt"))

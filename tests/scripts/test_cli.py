@@ -13,8 +13,8 @@ import pytest
 
 import synthetic
 
-COMMANDS = ["plot", "charts", "rank", "regress"]
-MODULES = ["report", "profile", "fit", "plotting", "cli"] + COMMANDS
+COMMANDS = ["plot", "charts", "rank", "regress", "annotate"]
+MODULES = ["report", "profile", "fit", "plotting", "cli", "table", "html"] + COMMANDS
 
 
 def command(name):
@@ -47,7 +47,8 @@ def test_closed_pipe_ends_the_command_quietly(tmp_path):
     routines = [synthetic.Routine(f"routine_{i:04d}", synthetic.COSTS["n"], synthetic.sizes(6))
                 for i in range(700)]
     report = synthetic.write_report(tmp_path / "aprof-trms.out.1", routines)
-    rank = subprocess.Popen([sys.executable, command("rank"), "--format", "csv", str(report)],
+    rank = subprocess.Popen([sys.executable, command("rank"), "--format", "csv", "--min-share", "0",
+                             str(report)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     first = rank.stdout.readline()
     rank.stdout.close()   # what `| head -1` does

@@ -257,3 +257,68 @@ def test_quadratic_with_a_lower_order_term_is_n2():
     assert result.best.c < 0
     assert result.best.growth_exponent() == 2.0
     assert " - " in result.best.formula()  # "a - c·n + b·n^2"
+
+
+# --- Fits that cannot miss growth (issue 10, item 3) -----------------------
+
+def test_two_regimes_fitted_on_the_upper_envelope():
+    """Every third activation takes a cheap path (cost 50 whatever the
+    size): the worst-case curve is n^2 and the cheap points are left out."""
+    sizes = list(range(10, 210, 10))
+    costs = [50 if i % 3 == 1 else 100 + 0.5 * n * n for i, n in enumerate(sizes)]
+    result = af.fit_points(sizes, costs)
+    assert result.best.model == "n^2", [(f.model, f.criterion) for f in result.candidates]
+    assert result.left_out == 7
+    assert 50 not in result.costs and len(result.sizes) == 13
+    assert "upper envelope" in " ".join(result.notes)
+    assert result.conclusive, result.doubts
+    keep = af.upper_envelope(sizes, costs)
+    assert [c for c, k in zip(costs, keep) if not k] == [50] * 7
+
+
+def test_two_regimes_without_enough_envelope_points_is_a_doubt():
+    sizes = [10, 20, 30, 40, 50, 60, 70]
+    costs = [1000, 4000, 9000, 50, 60, 70, 80]      # 4 cheap points after the expensive ones
+    result = af.fit_points(sizes, costs)
+    assert result.left_out == 0 and len(result.sizes) == 7
+    assert any("two regimes" in d for d in result.doubts)
+    assert not result.conclusive
+
+
+def test_growth_by_orders_of_magnitude_is_never_constant():
+    """The shape of issue 10's sqlite3_step: cheap calls, then a few that
+    cost up to 84,523,084 basic blocks; a constant fits the many cheap points
+    best in relative terms."""
+    sizes = [1, 2, 3, 4, 5, 6, 7, 8, 9]
+    costs = [239, 260, 250, 270, 240, 300, 100000, 3000000, 84523084]
+    result = af.fit_points(sizes, costs)
+    assert result.best.model != "1"
+    assert result.best.growth_exponent() > 1.0
+    assert any("not the constant" in n for n in result.notes)
+    assert not result.conclusive                       # R^2 says the fit is poor
+
+
+def test_flat_costs_stay_constant():
+    result = af.fit_points(*points(lambda n: 5000.0, noise=0.02))
+    assert result.best.model == "1"
+    assert not any("constant" in n for n in result.notes)
+
+
+def test_free_power_at_its_bound_says_so():
+    sizes = list(range(10, 210, 10))
+    result = af.fit_points(sizes, [10 + n ** 6 for n in sizes])
+    assert result.best.model == "n^k" and result.best.k == pytest.approx(af.K_RANGE[1])
+    assert result.at_bound
+    assert any("at least n^4" in n for n in result.notes)
+    assert any("bound" in d for d in result.doubts)
+    inside = af.fit_points(sizes, [10 + n ** 3.5 for n in sizes])
+    assert inside.best.k == pytest.approx(3.5, abs=0.01) and not inside.at_bound
+    assert inside.conclusive, inside.doubts
+
+
+def test_doubts_few_sizes_low_r2_thin_margin():
+    assert af.fit_points(*points(synthetic.COSTS["n^2"], count=20)).conclusive
+    few = af.fit_points(*points(synthetic.COSTS["n^2"], count=af.CONFIDENT_SIZES - 1))
+    assert any("distinct sizes" in d for d in few.doubts)
+    noisy = af.fit_points(*points(synthetic.COSTS["n"], count=20, noise=0.9, name="noisy"))
+    assert any(d.startswith("R^2") for d in noisy.doubts), (noisy.best.r2, noisy.doubts)

@@ -3,6 +3,7 @@ import pytest
 
 import synthetic  # puts scripts/ on sys.path
 from aprof_trms import profile as ap
+from aprof_trms import report as ar
 
 C = synthetic.COSTS
 
@@ -64,3 +65,33 @@ def test_different_settings_are_not_merged(tmp_path):
     with pytest.raises(ap.ProfileError, match="RMS only.*cannot be merged"):
         ap.load_profile([a, rms_only])
     assert not ap.load_profile([rms_only]).trms_tracking
+
+
+def test_different_syscall_input_is_not_merged(tmp_path):
+    # --syscall-input=io counts fewer kernel writes as external input: the
+    # same activation has a smaller TRMS than with all.
+    every = synthetic.write_report(tmp_path / "all", [R("f", C["n"], [1])])
+    io = synthetic.write_report(tmp_path / "io", [R("f", C["n"], [1])], syscall_input="io")
+    with pytest.raises(ap.ProfileError,
+                       match=r"syscall input io\) differ from .*syscall input all\).*cannot be merged"):
+        ap.load_profile([every, io])
+    assert ap.load_profile([io, io]).syscall_input == "io"
+    assert ap.load_profile([every]).syscall_input == "all"
+
+
+def test_streamed_load_equals_merging_whole_reports(tmp_path):
+    # load_profile merges records as they are read; merge() takes whole
+    # reports: the same profile, point by point, over threads and runs
+    # (the second run shares "sort" and a size with the first).
+    a = synthetic.write_report(tmp_path / "a", [R("sort", C["n^2"], [8, 16, 24], calls=3, noise=0.2),
+                                                R("init", C["1"], [4])], threads=3)
+    b = synthetic.write_report(tmp_path / "b", [R("sort", C["n^2"], [16, 32], calls=2, noise=0.2),
+                                                R("scan", C["n"], [5, 6])], threads=2, pid=7)
+    streamed = ap.load_profile([a, b])
+    whole = ap.merge([ar.load(a), ar.load(b)])
+    assert streamed == whole
+    (sort,) = streamed.find("sort")
+    assert sort.trms[16].calls == 3 + 2 and sort.calls == 9 + 4
+    reports = [ar.load(a), ar.load(b)]
+    assert sort.trms[16].max_cost == max(ar.tuples(rep, "trms", ar.routine_named(rep, "sort"))[16].max_cost
+                                         for rep in reports)

@@ -24,7 +24,7 @@ def order(stdout):
     """Routine names of the ranked table, in order."""
     names = []
     for line in stdout.splitlines():
-        m = re.match(r"\s*\d+\s+\d+\.\d\d\s+\d+\.\d\d\s+\d+\s+\d+\s+(\S+)", line)
+        m = re.match(r"\s*\d+\s+\d+\.\d\d\s+\d+\.\d\d\s+(?:ok|\?)\s+\d+\s+\d+\s+(\S+)", line)
         if m:
             names.append(m.group(1))
         if line.startswith("Not fitted"):
@@ -32,64 +32,96 @@ def order(stdout):
     return names
 
 
-def three_classes(path, **options):
-    """quad < lin < const by cost share, so the order by growth is the
-    reverse of the order by share."""
+def why(stdout, name):
+    """The one-line reason of a routine's row."""
+    m = re.search(rf"^\s*\d+\. {re.escape(name)}: (.*)$", stdout, re.M)
+    assert m, stdout
+    return m.group(1)
+
+
+def scaling(path, **options):
+    """lin costs 8 times more than quad today; at 10x input quad (n^2) costs
+    more than lin (n), at 2x it does not."""
+    sizes = synthetic.sizes(12)
     return synthetic.write_report(path, [
-        synthetic.Routine("const", lambda n: 1e6, synthetic.sizes(20), noise=0.01),
-        synthetic.Routine("lin", C["n"], synthetic.sizes(20), noise=0.01),
-        synthetic.Routine("quad", lambda n: 100 + 0.01 * n * n, synthetic.sizes(12), noise=0.01),
-        synthetic.Routine("few", C["n^2"], synthetic.sizes(3), object="/lib/libfew.so.1"),
+        synthetic.Routine("lin", lambda n: 8 * (1000 + 100 * n), sizes, noise=0.01),
+        synthetic.Routine("quad", lambda n: 1000 + n * n * 300 / sizes[-1], sizes, noise=0.01),
+        synthetic.Routine("const", lambda n: 5e4, sizes, noise=0.01),
+        synthetic.Routine("tiny", C["n^3"], synthetic.sizes(12, first=2), noise=0.01),
+        synthetic.Routine("few", lambda n: 1e4 * n, synthetic.sizes(6), object="/lib/libfew.so.1"),
+        synthetic.Routine("once", lambda n: 1e6, [100]),
     ], **options)
 
 
-def test_quadratic_before_linear_before_constant(tmp_path):
-    r = run(three_classes(tmp_path / "aprof-trms.out.1"))
+def test_ranked_by_predicted_share_at_scale(tmp_path):
+    path = scaling(tmp_path / "aprof-trms.out.1")
+    r = run(path)
     assert r.returncode == 0, r.stderr
-    assert order(r.stdout) == ["quad", "lin", "const"]
-    rows = {line.split()[5]: line for line in r.stdout.splitlines() if re.match(r"\d+\s", line)}
-    assert re.search(r"\bn\^2\s+\S+ \+ 0\.01\d*·n\^2\s+0\.99\d\d\s+-\d+\.\d", rows["quad"])
-    assert re.search(r"\bn\s+\S+ \+ 3·n\b", rows["lin"])
-    assert "1e+06" in rows["const"]
+    assert order(r.stdout)[:3] == ["quad", "lin", "const"]
+    assert order(run("--scale", "2", path).stdout)[:3] == ["lin", "quad", "const"]
+    rows = {line.split()[6]: line for line in r.stdout.splitlines() if re.match(r"\s*\d+\s+\d+\.", line)}
+    assert re.search(r"\bn\^2\s+\S+ \+ \S+·n\^2\s+(0\.99\d\d|1\.0000)", rows["quad"])
+    assert re.fullmatch(r"\d+\.\d\d% now, \d+\.\d\d% at 10x input \(n\^2, R\^2 1\.00, 12 sizes\); "
+                        r"confident", why(r.stdout, "quad"))
+    now, later = map(float, re.findall(r"(\d+\.\d\d)%", why(r.stdout, "quad")))
+    assert later > 4 * now and later < 100
 
 
-def test_share_breaks_ties_between_equal_growth(tmp_path):
-    path = synthetic.write_report(tmp_path / "r", [
-        synthetic.Routine("a_small", C["n"], synthetic.sizes(10)),
-        synthetic.Routine("z_big", lambda n: 50 * C["n"](n), synthetic.sizes(10)),
-    ])
-    assert order(run(path).stdout) == ["z_big", "a_small"]
+def test_inconclusive_never_above_confident(tmp_path):
+    """few carries most of the cost and grows fastest, but 6 sizes are too
+    few to trust: it comes after every confident fit, and says why."""
+    r = run(scaling(tmp_path / "r"))
+    got = order(r.stdout)
+    assert got[-1] == "few", r.stdout
+    assert "inconclusive: only 6 distinct sizes" in why(r.stdout, "few")
+    assert re.search(r"^\s*\d+\s+\S+\s+\S+\s+\?\s+\d+\s+6\s+few\b", r.stdout, re.M)
+
+
+def test_default_choice_and_floor(tmp_path):
+    r = run(scaling(tmp_path / "r"))
+    assert "tiny" not in order(r.stdout)                     # under 1% of the cost
+    assert "once" not in r.stdout.split("Selection:")[1].split("\n", 1)[1]
+    assert re.search(r"Selection: chose 4 of 6 routines; left out: 1 with fewer than 5 distinct "
+                     r"input sizes.*1 below 1% of the cost", r.stdout)
+    assert "tiny" in order(run("--min-share", "0", tmp_path / "r").stdout)
 
 
 def test_not_fitted_listed_after_with_the_reason(tmp_path):
-    r = run(three_classes(tmp_path / "r"))
+    r = run("--all", scaling(tmp_path / "r"))
     table, _, rest = r.stdout.partition("Not fitted (1 routine):")
-    assert "few" not in table
-    assert re.search(r"\b3\s+3\s+few\s+libfew\.so\.1\s+3 distinct trms sizes, 5 needed", rest)
+    assert "once" not in table
+    assert re.search(r"once\s+synthetic\s+not fitted: 1 distinct trms size, 5 needed", rest)
 
 
 def test_csv(tmp_path):
-    r = run("--format", "csv", three_classes(tmp_path / "r", threads=2))
+    r = run("--format", "csv", "--all", scaling(tmp_path / "r", threads=2))
     assert r.returncode == 0, r.stderr
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
-    assert [row["routine"] for row in rows] == ["quad", "lin", "const", "few"]
-    assert [row["fitted"] for row in rows] == ["yes", "yes", "yes", "no"]
-    assert [row["model"] for row in rows[:3]] == ["n^2", "n", "1"]
-    assert [float(row["growth"]) for row in rows[:3]] == [2.0, 1.0, 0.0]
+    assert [row["routine"] for row in rows][:4] == ["quad", "lin", "tiny", "const"]  # tiny: n^3
+    assert [row["routine"] for row in rows][-2:] == ["few", "once"]
+    assert [row["conclusive"] for row in rows][-2:] == ["no", ""]
+    assert [row["model"] for row in rows[:4]] == ["n^2", "n", "n^3", "1"]
+    assert [float(row["growth"]) for row in rows[:4]] == [2.0, 1.0, 3.0, 0.0]
+    assert float(rows[3]["growth_factor"]) == 1.0
+    assert float(rows[0]["growth_factor"]) == pytest.approx(100, rel=0.05)
     assert rows[0]["object"] == "/usr/bin/synthetic" and rows[0]["distinct_sizes"] == "12"
     assert rows[0]["method"] == "AICc" and rows[0]["runner_up"]
-    assert float(rows[0]["b"]) == pytest.approx(0.01, rel=0.05)
-    assert rows[3]["reason"] == "3 distinct trms sizes, 5 needed"
+    assert rows[-1]["reason"] == "not fitted: 1 distinct trms size, 5 needed"
     assert abs(sum(float(row["share_pct"]) for row in rows) - 100.0) < 1.0  # 1000 per thread left
 
 
-def test_min_share_and_top(tmp_path):
-    path = three_classes(tmp_path / "r")
-    r = run("--min-share", "0.1", path)
-    assert order(r.stdout) == ["lin", "const"]       # quad is under 0.1% of the cost
-    assert "Not fitted" not in r.stdout               # few too
-    r = run("--top", "1", path)
-    assert order(r.stdout) == ["quad"]
+def test_top(tmp_path):
+    assert order(run("--top", "1", scaling(tmp_path / "r")).stdout) == ["quad"]
+
+
+def test_rank_routines_api(tmp_path):
+    from aprof_trms import profile as aprof_profile, rank as aprof_rank
+    prof = aprof_profile.load_profile([scaling(tmp_path / "r")])
+    rows = aprof_rank.rank_routines(prof, list(prof.routines.values()))
+    assert [r.routine.name for r in rows][:4] == ["quad", "lin", "tiny", "const"]
+    assert all(r.reason for r in rows)
+    confident = [r.conclusive for r in rows if r.fitted]
+    assert confident == sorted(confident, reverse=True)
 
 
 def test_metric_rms(tmp_path):
@@ -97,9 +129,9 @@ def test_metric_rms(tmp_path):
     path = synthetic.write_report(tmp_path / "r", [
         synthetic.Routine("reader", C["n"], synthetic.sizes(12), rms=lambda n: min(n, 16))])
     assert order(run(path).stdout) == ["reader"]
-    r = run("--metric", "rms", path)
+    r = run("--metric", "rms", "--all", path)
     assert order(r.stdout) == []
-    assert "3 distinct rms sizes, 5 needed" in r.stdout
+    assert "not fitted: 3 distinct rms sizes, 5 needed" in r.stdout
 
 
 def test_directory_of_reports_is_merged(tmp_path):
@@ -116,7 +148,7 @@ def test_directory_of_reports_is_merged(tmp_path):
 
 
 def test_malformed_report_exits_1_with_file_and_line(tmp_path):
-    good = three_classes(tmp_path / "good")
+    good = scaling(tmp_path / "good")
     original = open(good).read().splitlines(keepends=True)
     lines = list(original)
     bad = tmp_path / "bad"
@@ -135,8 +167,8 @@ def test_malformed_report_exits_1_with_file_and_line(tmp_path):
 
 
 def test_reports_that_cannot_be_merged_exit_1(tmp_path):
-    a = three_classes(tmp_path / "a")
-    b = three_classes(tmp_path / "b", cost_metric="instructions")
+    a = scaling(tmp_path / "a")
+    b = scaling(tmp_path / "b", cost_metric="instructions")
     r = run(a, b)
     assert r.returncode == 1
     assert "cannot be merged" in r.stderr
@@ -147,5 +179,23 @@ def test_reports_that_cannot_be_merged_exit_1(tmp_path):
 def test_help():
     r = run("--help")
     assert r.returncode == 0
-    for option in ("--metric", "--min-share", "--top", "--format", "--statistic"):
+    for option in ("--metric", "--min-share", "--top", "--format", "--statistic", "--scale",
+                   "--short-names", "--hide-libc"):
         assert option in r.stdout
+
+
+def test_short_names(tmp_path):
+    """--short-names: no return type, template arguments or parameters."""
+    name = ("void std::__introsort_loop<__gnu_cxx::__normal_iterator<int*, std::vector<int, "
+            "std::allocator<int> > >, long>(__gnu_cxx::__normal_iterator<int*, std::vector<int, "
+            "std::allocator<int> > >, long)")
+    path = synthetic.write_report(tmp_path / "r", [
+        synthetic.Routine(name, C["n log n"], synthetic.sizes(12))])
+    full = run(path).stdout
+    assert name in full
+    short = run("--short-names", path).stdout
+    assert name not in short and "void " not in short
+    assert "std::__introsort_loop<…>(…)" in order(short)
+    assert "std::__introsort_loop<…>(…): " in short         # the reason line too
+    rows = list(csv.DictReader(io.StringIO(run("--short-names", "--format", "csv", path).stdout)))
+    assert rows[0]["routine"] == "std::__introsort_loop<…>(…)"

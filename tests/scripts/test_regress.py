@@ -97,12 +97,23 @@ def test_routines_on_one_side_or_with_few_sizes_are_informational(tmp_path):
                   R("few", C["n"], sizes=SIZES[:3]))
     cand = report(tmp_path / "cand", R("work", C["n"]), R("new", C["n^3"]),
                   R("few", C["n^3"], sizes=SIZES[:4]))
+    details = ["ONLY IN BASELINE gone (synthetic)", "ONLY IN CANDIDATE new (synthetic)",
+               "NOT COMPARED few (synthetic): baseline has 3 distinct trms sizes, 5 needed",
+               "UNCHANGED work (synthetic): n -> n (growth 1.00 -> 1.00, +0.00)"]
+    summary = "1 not compared (too few sizes), 1 only in baseline, 1 only in candidate"
+    # Quiet by default: the counts, the verdict, and how to see the rest.
     r = run([base], [cand])
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "ONLY IN BASELINE gone (synthetic)" in r.stdout
-    assert "ONLY IN CANDIDATE new (synthetic)" in r.stdout
-    assert "NOT COMPARED few (synthetic): baseline has 3 distinct trms sizes, 5 needed" in r.stdout
-    assert "1 not compared (too few sizes), 1 only in baseline, 1 only in candidate" in r.stdout
+    assert r.stdout.splitlines()[0].startswith("regress.py: 1 routine compared"), r.stdout
+    assert summary in r.stdout and r.stdout.splitlines()[0].endswith("; -v lists them")
+    assert r.stdout.splitlines()[1:] == ["OK: no growth regression"], r.stdout
+    for option in ("-v", "--verbose"):
+        r = run([base], [cand], option)
+        assert r.returncode == 0, r.stdout + r.stderr
+        lines = r.stdout.splitlines()
+        assert sorted(lines[:4]) == sorted(details), r.stdout
+        assert summary in lines[4] and "-v lists them" not in lines[4]
+        assert lines[5:] == ["OK: no growth regression"]
 
 
 def test_several_reports_and_directories_per_side(tmp_path):
@@ -160,6 +171,17 @@ def test_trms_is_not_compared_with_an_rms_only_run(tmp_path):
     assert r.returncode == 1 and "--trms=no" in r.stderr
     r = run([base], [rms_only], "--metric", "rms")
     assert r.returncode == 0, r.stderr
+
+
+def test_trms_is_not_compared_across_syscall_input_settings(tmp_path):
+    base = report(tmp_path / "base", R("work", C["n"]))
+    io = report(tmp_path / "io", R("work", C["n"]), syscall_input="io")
+    r = run([base], [io])
+    assert r.returncode == 1 and "--syscall-input=all, candidate with --syscall-input=io" in r.stderr
+    r = run([base], [io], "--metric", "rms")
+    assert r.returncode == 0, r.stderr
+    r = run([base, io], [base], "--metric", "rms")      # within one side: never merged
+    assert r.returncode == 1 and "cannot be merged" in r.stderr
 
 
 def test_nothing_to_compare_exits_1(tmp_path):

@@ -528,3 +528,49 @@ def test_command_line(tmp_path):
     assert f"{bad}:14: " in r.stderr
     r = check()
     assert r.returncode == 2 and "usage" in r.stderr
+
+
+# ---------------------------------------------------------------------------
+# Large reports: records of a run, the tuple sink, reading line by line.
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("tag", ["thread", "routine", "totals", "trms", "rms"])
+def test_wrong_field_count_within_a_run_of_records(tag):
+    # The second record of a run of one tag takes the parser's short path.
+    body = rich_body()
+    i = [k for k, line in enumerate(body) if line.startswith(tag + "\t")][1]
+    body[i] = body[i].rsplit("\t", 1)[0]
+    expect_error(report_text(body), len(HEADER) + i + 1, rf"'{tag}' record needs \d+ field")
+    body[i] += "\t7\t8"
+    expect_error(report_text(body), len(HEADER) + i + 1, rf"'{tag}' record needs \d+ field")
+
+
+def test_tuple_sink_receives_every_tuple_instead_of_the_report(tmp_path):
+    path = tmp_path / "r"
+    path.write_text(report_text(rich_body()))
+    whole = ar.load(path)
+    received = []
+    streamed = ar.load(path, tuple_sink=lambda metric, t: received.append((metric, t)))
+    assert received == [(m, t) for m in ar.METRICS for t in whole.metric(m).values()]
+    assert streamed.trms == {} and streamed.rms == {}
+    assert (streamed.header, streamed.threads, streamed.routines, streamed.totals) == \
+        (whole.header, whole.threads, whole.routines, whole.totals)
+    # The checks are the same: an unsorted tuple is an error with a sink too.
+    body = rich_body()
+    body[10], body[11] = body[11], body[10]
+    path.write_text(report_text(body))
+    with pytest.raises(ar.ReportError, match="not sorted"):
+        ar.load(path, tuple_sink=lambda metric, t: None)
+
+
+def test_file_errors_name_their_line(tmp_path):
+    # load() reads the file line by line: the line of a bad byte, and a
+    # truncated last line, are still named.
+    data = report_text(EXAMPLE_BODY).encode("utf-8")
+    bad = tmp_path / "bad"
+    bad.write_bytes(data.replace(b"consume_data\tconsume_data", b"consume_\xff\tconsume_data"))
+    with pytest.raises(ar.ReportError, match=rf"^{re.escape(str(bad))}:10: invalid UTF-8"):
+        ar.load(bad)
+    bad.write_bytes(data[:-1])
+    with pytest.raises(ar.ReportError, match=r":14: last line is not terminated"):
+        ar.load(bad)

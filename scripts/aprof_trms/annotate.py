@@ -1,0 +1,126 @@
+# The flat annotate view: one text line per routine, like callgrind_annotate.
+#
+# Copyright (C) 2026, the aprof-trms authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Flat text view of a profile, one line per routine (aprof_trms.table):
+
+    annotate.py [--sort KEY] [--ascending] [--min-share PCT] [--top N]
+                [--per-thread] [--width N] [--full-names] [selection] REPORT|DIR...
+
+Columns: calls, self cost and share, inclusive cost and share, distinct TRMS
+and RMS sizes, profile richness, thread-induced and external shares of the
+routine's input, and the cost function fitted on its worst-case cost against
+TRMS and against RMS ("-" when it has fewer than 5 distinct sizes), then the
+routine and its object.
+
+Reports are merged (threads, processes, runs) into one table; --per-thread
+prints one table per thread instead, with shares of that thread's total.
+The selection options of aprof_trms/select.py choose the routines (-r NAME,
+-e RE, --object, --exclude-object, --hide-libc); --min-share is the
+threshold (callgrind_annotate's --threshold): routines below PCT% inclusive
+share are left out, 0.1 by default. --top N keeps the first N lines of the
+sorted table. The last line says what was left out and how to see it.
+Lines fit the terminal's width (or --width): long C++ names are shortened
+(template arguments, then parameters become '…'); --full-names prints them
+whole.
+
+Exit status (aprof_trms.cli): 0 done, 1 bad input, 2 bad usage.
+"""
+import os
+import shutil
+import sys
+import textwrap
+from typing import List, Optional
+
+from . import cli
+from . import profile as aprof_profile
+from . import select
+from . import table
+from .names import short_name
+from .plotting import load_reports
+
+DEFAULT_THRESHOLD = 0.1
+SORT_KEYS = [c.key for c in table.COLUMNS]
+_MIN_NAME_WIDTH = 24
+
+
+def _cells(row: table.RoutineRow) -> List[str]:
+    return [str(row.calls), str(row.self_cost), f"{row.self_share:.2f}", str(row.inclusive_cost),
+            f"{row.inclusive_share:.2f}", str(row.distinct_trms), str(row.distinct_rms),
+            f"{row.richness:+.2f}", f"{row.thread_share:.2f}", f"{row.external_share:.2f}",
+            row.fit_label("trms"), row.fit_label("rms")]
+
+
+def format_table(rows: List[table.RoutineRow], width: int, full_names: bool) -> List[str]:
+    """Lines of the table: numeric columns right-aligned, then the routine
+    with its object, shortened to what is left of `width`."""
+    numeric = [c for c in table.COLUMNS if c.key not in ("name", "object")]
+    cells = [_cells(row) for row in rows]
+    widths = [max([len(c.header)] + [len(r[i]) for r in cells]) for i, c in enumerate(numeric)]
+    left = max(_MIN_NAME_WIDTH, width - sum(w + 1 for w in widths))
+    lines = [" ".join(c.header.rjust(w) for c, w in zip(numeric, widths)) + " routine [object]"]
+    for row, r in zip(rows, cells):
+        where = f" [{os.path.basename(row.object)}]"
+        name = row.name if full_names else short_name(row.name, max(8, left - len(where)))
+        lines.append(" ".join(c.rjust(w) for c, w in zip(r, widths)) + " " + name + where)
+    return lines
+
+
+def section(title: str, profile: aprof_profile.Profile, args) -> List[str]:
+    selection = select.select_routines(profile, args, apply_limit=False)
+    rows = table.sort_rows(table.routine_rows(profile, selection.routines), args.sort, args.ascending)
+    account = selection.account()
+    if args.top is not None and len(rows) > args.top:
+        account += f" Shown: the first {args.top} of {len(rows)} (--top)."
+        rows = rows[:args.top]
+    lines = [f"{title}: total cost {profile.total_cost} {profile.cost_metric}, "
+             f"{len(profile.routines)} routines, sorted by {args.sort} "
+             f"({'ascending' if args.ascending else 'descending'})", ""]
+    lines += format_table(rows, args.width, args.full_names) if rows else ["(no routine to show)"]
+    return lines + [""] + textwrap.wrap(account, args.width, break_on_hyphens=False)
+
+
+def terminal_width() -> int:
+    return shutil.get_terminal_size((120, 24)).columns
+
+
+def parse_args(argv):
+    p = cli.argument_parser(
+        description="Flat view of a profile: one line per routine with calls, self and inclusive "
+        "cost, input sizes, induced-input shares and fitted cost functions.",
+        epilog="--min-share is the threshold: 0.1 unless given (0: every routine). Columns: " + "; ".join(f"{c.header}: {c.title}" for c in table.COLUMNS)
+        + ". Exit status: 0 done, 1 bad input, 2 bad usage.")
+    p.add_argument("reports", nargs="+", metavar="REPORT|DIR",
+                   help="aprof-trms reports, or directories of aprof-trms.out.* files (all merged)")
+    p.add_argument("--sort", choices=SORT_KEYS, default="inclusive_cost", metavar="KEY",
+                   help=f"column to sort by, largest first (default inclusive_cost; one of "
+                   f"{', '.join(SORT_KEYS)})")
+    p.add_argument("--ascending", action="store_true", help="smallest first")
+    p.add_argument("--per-thread", action="store_true",
+                   help="one table per thread (shares of the thread's total) instead of merged")
+    p.add_argument("--width", type=int, default=None, metavar="N",
+                   help="line width (default: the terminal's, 120 when not a terminal)")
+    p.add_argument("--full-names", action="store_true", help="do not shorten routine names")
+    select.add_selection_arguments(p, default_choice=False)
+    p.set_defaults(min_share=DEFAULT_THRESHOLD)
+    args = p.parse_args(argv)
+    if args.width is None:
+        args.width = terminal_width()
+    elif args.width < 40:
+        p.error("--width must be at least 40")
+    return args
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = parse_args(argv)
+    if args.per_thread:
+        parts = table.thread_profiles(load_reports(args.reports))
+    else:
+        parts = [("merged", aprof_profile.load_profile(args.reports))]
+    lines: List[str] = []
+    for title, profile in parts:
+        if lines:
+            lines.append("")
+        lines += section(title, profile, args)
+    sys.stdout.write("\n".join(lines) + "\n")
+    return cli.EXIT_OK

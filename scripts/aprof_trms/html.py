@@ -1,0 +1,272 @@
+# The HTML report command: one self-contained file to browse a whole profile.
+#
+# Copyright (C) 2026, the aprof-trms authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""One self-contained HTML file for a profile (docs/analysis.md, "html.py"):
+
+    html_report.py [-o FILE] [--baseline REPORT|DIR...] [selection] REPORT|DIR...
+
+The reports are merged as plot.py merges them. The file holds the data as
+compact JSON and a small script (html_assets/report.js) that draws
+everything as SVG in the browser: no network access, no server, no
+JavaScript library. It has
+
+- a header: command lines, cost metric, memory resolution, threads and
+  their totals, and the program-level charts of charts.py (thread-induced vs
+  external input per routine, profile richness, input volume, the
+  thread/external split of induced reads);
+- the routine table of the annotate view (aprof_trms.table), sortable by
+  every column, filterable by name (substring or regular expression) and by
+  object, starting from the routines the selection options choose
+  (aprof_trms/select.py, with plot.py's defaults: the same routines as
+  plot.py), with a switch to show every routine; the table renders only the
+  rows in view, so 20,000 routines stay interactive;
+- for the selected routine: worst-case cost against TRMS and against RMS
+  with the fitted function and the runner-up, the workload plot, min/avg/max
+  and total cost per size, merged or per thread, linear or log axes, values
+  on hover;
+- the bottleneck ranking of rank.py (predicted share at 10 times the
+  largest input, confident fits first, a reason per row) over the routines
+  the selection options choose, and, with --baseline, the regression
+  comparison of regress.py (routines that got worse first).
+
+Exit status (aprof_trms.cli): 0 done, 1 bad input or unwritable output,
+2 bad usage.
+"""
+import argparse
+import html
+import json
+import os
+import re
+import shlex
+import sys
+from typing import Dict, List, Optional, Sequence
+
+from . import __version__, cli
+from . import charts as aprof_charts
+from . import fit as aprof_fit
+from . import plot as aprof_plot
+from . import profile as aprof_profile
+from . import rank as aprof_rank
+from . import regress as aprof_regress
+from . import report as aprof_report
+from . import select
+from . import table
+from .plotting import load_reports
+
+ASSETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "html_assets")
+DEFAULT_OUTPUT = "aprof-trms-report.html"
+
+
+def _num(x: float) -> float:
+    """A float with 4 significant digits: enough for shares and fits on screen,
+    and a compact JSON."""
+    return float(f"{x:.4g}")
+
+
+def _param(x: Optional[float]) -> Optional[float]:
+    """A fit parameter with 7 significant digits: the curve drawn from it
+    is exact to the pixel."""
+    return None if x is None else float(f"{x:.7g}")
+
+
+def _fit_json(fit) -> Dict:
+    return {"model": fit.model, "label": aprof_fit.model_label(fit), "formula": fit.formula(),
+            "a": _param(fit.a), "b": _param(fit.b), "c": _param(fit.c), "k": _param(fit.k),
+            "r2": _num(fit.r2), "aicc": _num(fit.criterion)}
+
+
+def _fits_json(row: table.RoutineRow) -> Dict:
+    out = {}
+    for metric, info in row.fits.items():
+        if info.result is None:
+            out[metric] = {"reason": info.reason}
+        else:
+            ru = info.result.runner_up
+            out[metric] = {"best": _fit_json(info.result.best),
+                           "runner_up": _fit_json(ru) if ru else None,
+                           "notes": info.result.notes, "doubts": info.result.doubts}
+    return out
+
+
+def _points_json(points: Dict[int, aprof_profile.Point]) -> List[List[int]]:
+    """[size, calls, min, max, sum] per size, sizes ascending."""
+    return [[s, p.calls, p.min_cost, p.max_cost, p.sum_cost] for s, p in sorted(points.items())]
+
+
+def _row_json(row: table.RoutineRow, objects: Dict[str, int], selected: bool) -> List:
+    """One table row; the order is that of F in report.js."""
+    return [row.name, objects.setdefault(row.object, len(objects)), row.calls, row.self_cost,
+            _num(row.self_share), row.inclusive_cost, _num(row.inclusive_share),
+            row.distinct_trms, row.distinct_rms, _num(row.richness), _num(row.thread_share),
+            _num(row.external_share), _num(row.trms_growth), _num(row.rms_growth),
+            row.fit_label("trms"), row.fit_label("rms"), 1 if selected else 0]
+
+
+def selection_parser(parser=None):
+    """The selection options with plot.py's defaults (its default choice)."""
+    parser = parser or argparse.ArgumentParser(add_help=False)
+    select.add_selection_arguments(parser, top=aprof_plot.DEFAULT_TOP,
+                                   min_share=aprof_plot.DEFAULT_MIN_SHARE)
+    return parser
+
+
+def default_selection(profile: aprof_profile.Profile,
+                      args: Optional[argparse.Namespace] = None) -> select.Selection:
+    """The routines the table starts from: plot.py's choice for the same
+    selection options (default: none given)."""
+    return select.select_routines(profile, args or selection_parser().parse_args([]))
+
+
+def _every_routine() -> argparse.Namespace:
+    """Selection options that keep every routine (charts.py's default)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    select.add_selection_arguments(parser, default_choice=False, limit=False)
+    return parser.parse_args([])
+
+
+def program_json(reports: Sequence[aprof_report.Report]) -> Dict:
+    """The numbers of charts.py's program-level charts."""
+    program = aprof_charts.program_of("", list(reports), _every_routine())
+    top, with_induced = aprof_charts.top_induced(program, aprof_charts.DEFAULT_TOP)
+    return {
+        "induced": [[r.name, _num(100.0 * r.thread_induced / r.sum_trms),
+                     _num(100.0 * r.external / r.sum_trms)] for r in top],
+        "with_induced": with_induced,
+        "richness": [_num(r.richness) for r in program.routines],
+        "volume": [_num(r.volume) for r in program.routines],
+        "thread_induced": program.thread_induced,
+        "external": program.external,
+    }
+
+
+def ranking_json(profile: aprof_profile.Profile, index: Dict,
+                 selection_args: Optional[argparse.Namespace] = None) -> List[List]:
+    """[routine index, one-line reason] in rank.py's order, for the routines
+    the selection options choose before their --top limit (by default
+    rank.py's own: fittable routines above 1% of the cost)."""
+    args = selection_args or selection_parser().parse_args([])
+    routines = select.select_routines(profile, args, apply_limit=False).routines
+    return [[index[row.routine.key], row.reason] for row in aprof_rank.rank_routines(profile, routines)]
+
+
+def regression_json(baseline: Optional[aprof_profile.Profile],
+                    profile: aprof_profile.Profile) -> Optional[List[str]]:
+    """regress.py's lines, regressions first; None without a baseline."""
+    if baseline is None:
+        return None
+    try:
+        lines, _ = aprof_regress.compare(baseline, profile)
+    except aprof_regress.BadInput as e:
+        return [f"not compared: {e}"]
+    return lines
+
+
+def report_data(reports: Sequence[aprof_report.Report], argv: Sequence[str],
+                baseline: Optional[aprof_profile.Profile] = None,
+                selection_args: Optional[argparse.Namespace] = None) -> Dict:
+    """Everything the page shows, as one JSON-ready dict."""
+    profile = aprof_profile.merge(reports)
+    rows = table.routine_rows(profile)
+    selection = default_selection(profile, selection_args)
+    selected = {r.key for r in selection.routines}
+    objects: Dict[str, int] = {}
+    index = {row.routine.key: i for i, row in enumerate(rows)}
+    threads = table.thread_profiles(reports) if sum(len(r.threads) for r in reports) > 1 else []
+    details = []   # per row: its points and fits, parsed by the page on demand
+    for row in rows:
+        r = row.routine
+        per_thread = []
+        for _, tp in threads:
+            tr = tp.routines.get(r.key)
+            per_thread.append([_points_json(tr.trms), _points_json(tr.rms)] if tr else None)
+        details.append({"trms": _points_json(r.trms), "rms": _points_json(r.rms),
+                        "fits": _fits_json(row), "threads": per_thread})
+    return {
+        "generator": f"aprof-trms {__version__} html",
+        "argv": " ".join(shlex.quote(a) for a in argv),
+        "commands": [" ".join(shlex.quote(c) for c in cmd) for cmd in profile.commands],
+        "paths": profile.paths,
+        "cost_metric": profile.cost_metric,
+        "resolution": profile.memory_resolution,
+        "trms_tracking": profile.trms_tracking,
+        "total_cost": profile.total_cost,
+        "threads": [[label, tp.total_cost] for label, tp in threads] or
+                   [[table.thread_label(rep, s, len(reports) > 1), rep.threads[s].total_cost]
+                    for rep in reports for s in rep.threads],
+        "columns": [[c.key, c.header, c.title] for c in table.COLUMNS],
+        "rows": [_row_json(row, objects, row.routine.key in selected) for row in rows],
+        "selection": selection.account(),
+        "objects": list(objects),
+        "details": details,
+        "program": program_json(reports),
+        "ranking": ranking_json(profile, index, selection_args),
+        "regression": regression_json(baseline, profile),
+    }
+
+
+def _asset(name: str) -> str:
+    with open(os.path.join(ASSETS, name), encoding="utf-8") as f:
+        return f.read()
+
+
+def _json(value) -> str:
+    """Compact JSON without a raw '<' (written \\u003c: no routine name can
+    end the <script> holding it or open an HTML comment in it) and without
+    a raw newline (json.dumps escapes them)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
+
+
+def render(data: Dict) -> str:
+    """The page: template with the style, the data and the script inlined.
+    The details of the routines (points, fits) are one JSON text per line,
+    which the page parses only for the routine shown: loading parses the
+    table's rows alone."""
+    data = dict(data)
+    details = "\n".join(_json(d) for d in data.pop("details"))
+    values = {"TITLE": html.escape(" ; ".join(data["commands"]) or "aprof-trms report"),
+              "STYLE": _asset("report.css"), "DATA": _json(data), "DETAILS": details,
+              "SCRIPT": _asset("report.js")}
+    # One pass: a routine name containing "@SCRIPT@" stays text.
+    return re.sub(r"@(TITLE|STYLE|DATA|DETAILS|SCRIPT)@", lambda m: values[m.group(1)],
+                  _asset("report.html"))
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Writes path through a temporary file in its directory, so that a
+    failure never leaves a half-written report."""
+    tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def parse_args(argv):
+    p = cli.argument_parser(
+        description="Write one self-contained HTML file (no network, no server) to browse a "
+        "profile: routine table, cost plots, ranking and regressions.",
+        epilog="Exit status: 0 done, 1 bad input or unwritable output, 2 bad usage.")
+    p.add_argument("reports", nargs="+", metavar="REPORT|DIR",
+                   help="aprof-trms reports, or directories of aprof-trms.out.* files (all merged)")
+    p.add_argument("-o", "--output", default=DEFAULT_OUTPUT, metavar="FILE",
+                   help=f"HTML file to write (default {DEFAULT_OUTPUT})")
+    p.add_argument("--baseline", nargs="+", metavar="REPORT|DIR", default=None,
+                   help="reports of a reference version: add the regression comparison")
+    selection_parser(p)
+    return p.parse_args(argv)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = parse_args(argv)
+    reports = load_reports(args.reports)
+    baseline = aprof_profile.load_profile(args.baseline) if args.baseline else None
+    data = report_data(reports, [cli.program_name()] + list(sys.argv[1:] if argv is None else argv),
+                       baseline, args)
+    write_atomically(args.output, render(data))
+    print(args.output)
+    return cli.EXIT_OK

@@ -1,0 +1,193 @@
+# Tests of the routine selection shared by the analysis commands
+# (scripts/aprof_trms/select.py) and of the C++ name handling it matches
+# names with (scripts/aprof_trms/names.py).
+#
+# Copyright (C) 2026, the aprof-trms authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Selection on synthetic profiles whose right answer is known: the default
+choice skips single-activation entry wrappers, routines with nothing to fit
+and routines with a negligible share, and says so; name, regex and object
+filters select what a user means."""
+import argparse
+import os
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.normpath(os.path.join(HERE, "..", "..", "scripts")))
+sys.path.insert(0, HERE)
+from aprof_trms import cli, fit, names, select  # noqa: E402
+from aprof_trms import profile as aprof_profile  # noqa: E402
+import synthetic  # noqa: E402
+
+INTROSORT = ("void std::__introsort_loop<__gnu_cxx::__normal_iterator<int*, std::vector<int, "
+             "std::allocator<int> > >, long, __gnu_cxx::__ops::_Iter_less_iter>(__gnu_cxx::"
+             "__normal_iterator<int*, std::vector<int, std::allocator<int> > >, __gnu_cxx::"
+             "__normal_iterator<int*, std::vector<int, std::allocator<int> > >, long, "
+             "__gnu_cxx::__ops::_Iter_less_iter)")
+SORT = ("void std::sort<__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> "
+        "> > >(__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >, "
+        "__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >)")
+PUSH_INT = "std::vector<int, std::allocator<int> >::push_back(int const&)"
+PUSH_DOUBLE = "std::vector<double, std::allocator<double> >::push_back(double const&)"
+LIBC = "/usr/lib/x86_64-linux-gnu/libc.so.6"
+LDSO = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
+
+
+def profile_of(tmp_path, routines):
+    return aprof_profile.load_profile([synthetic.write_report(tmp_path / "aprof-trms.out.1",
+                                                              routines)])
+
+
+def program(tmp_path):
+    """A program like the ones of issue 10: entry wrappers called once carry
+    the largest cumulative cost; the work is in routines with many sizes."""
+    many = synthetic.sizes(12)
+    return profile_of(tmp_path, [
+        synthetic.Routine("_start", lambda n: 4e5, [5000], object=LDSO),
+        synthetic.Routine("__libc_start_main", lambda n: 4e5, [5000], object=LIBC),
+        synthetic.Routine("main", lambda n: 4e5, [5000]),
+        synthetic.Routine("start_thread", lambda n: 5e4, synthetic.sizes(6), object=LIBC),
+        synthetic.Routine(INTROSORT, synthetic.COSTS["n log n"], many, calls=40),
+        synthetic.Routine(SORT, synthetic.COSTS["n log n"], many, calls=40),
+        synthetic.Routine(PUSH_INT, synthetic.COSTS["1"], many, calls=30),
+        synthetic.Routine(PUSH_DOUBLE, synthetic.COSTS["1"], many, calls=2),
+        synthetic.Routine("memcpy", synthetic.COSTS["n"], many, calls=20, object=LIBC),
+        synthetic.Routine("_dl_lookup_symbol_x", synthetic.COSTS["n"], many, object=LDSO),
+        synthetic.Routine("tiny", synthetic.COSTS["n"], many[:6]),
+    ])
+
+
+def parse(argv, **defaults):
+    parser = argparse.ArgumentParser()
+    select.add_selection_arguments(parser, **defaults)
+    return parser.parse_args(argv)
+
+
+def chosen(profile, argv, **defaults):
+    return [r.name for r in select.select_routines(profile, parse(argv, **defaults)).routines]
+
+
+def test_qualified_names():
+    assert names.qualified_name(INTROSORT).startswith("std::__introsort_loop<")
+    assert names.qualified_name(INTROSORT).endswith("_Iter_less_iter>")
+    assert names.qualified_name(PUSH_INT) == "std::vector<int, std::allocator<int> >::push_back"
+    assert names.qualified_name("operator new(unsigned long)") == "operator new"
+    assert names.qualified_name("A::operator unsigned long() const") == "A::operator unsigned long"
+    assert names.qualified_name("f()::{lambda(int)#1}::operator()(int) const") == \
+        "f()::{lambda(int)#1}::operator()"
+    assert names.qualified_name("(anonymous namespace)::g(int)") == "(anonymous namespace)::g"
+    assert names.qualified_name("h(int) [clone .cold]") == "h"
+    assert names.qualified_name("sqlite3_step") == "sqlite3_step"
+    assert names.qualified_name("__libc_start_main@@GLIBC_2.34") == "__libc_start_main"
+    assert names.qualified_name("0x18e00@/usr/bin/grep") == "0x18e00@/usr/bin/grep"
+
+
+def test_names_routine_like_a_breakpoint():
+    assert names.names_routine("std::__introsort_loop", INTROSORT)
+    assert names.names_routine("__introsort_loop", INTROSORT)
+    assert not names.names_routine("introsort", INTROSORT)           # a part: the fallback's job
+    assert names.names_routine("std::sort", SORT)
+    assert not names.names_routine("std::sort", INTROSORT)
+    assert names.names_routine("push_back", PUSH_INT)
+    assert names.names_routine("std::vector<int>::push_back", PUSH_INT)
+    assert names.names_routine("vector<int,std::allocator<int>>::push_back(int const&)", PUSH_INT)
+    assert not names.names_routine("std::vector<int>::push_back", PUSH_DOUBLE)
+    assert not names.names_routine("list::push_back", PUSH_INT)
+    assert names.names_routine("operator()", "f()::{lambda(int)#1}::operator()(int) const")
+    assert not names.names_routine("main", "__libc_start_main")
+
+
+def test_plain_and_short_names():
+    assert names.plain_name(INTROSORT) == "std::__introsort_loop<…>(…)"
+    assert names.plain_name(PUSH_INT) == "std::vector<…>::push_back(…)"
+    assert names.plain_name("sqlite3_step") == "sqlite3_step"
+    assert names.file_stem(SORT) == "std_sort"      # no return type in file names
+
+
+def test_default_choice_skips_wrappers_unfittable_and_negligible(tmp_path):
+    prof = program(tmp_path)
+    args = parse([], min_share=1.0)
+    sel = select.select_routines(prof, args)
+    got = [r.name for r in sel.routines]
+    assert "main" not in got and "_start" not in got and "__libc_start_main" not in got
+    assert "start_thread" not in got                       # fittable, but an entry wrapper
+    assert {INTROSORT, SORT, PUSH_INT, "memcpy"} <= set(got)
+    costs = [r.cumulative_cost for r in sel.routines]
+    assert costs == sorted(costs, reverse=True)
+    assert "tiny" not in got and "_dl_lookup_symbol_x" not in got   # under 1% of the cost
+    text = sel.account()
+    assert f"fewer than {fit.MIN_DISTINCT_SIZES} distinct input sizes" in text
+    assert "e.g. " in text and "main" in text
+    assert "entry wrappers" in text and "start_thread" in text
+    assert "below 1% of the cost" in text and "--min-share 0" in text
+    assert "--all shows every routine" in text
+    assert text.startswith(f"chose {len(got)} of {len(prof.routines)} routines")
+
+
+def test_top_and_all(tmp_path):
+    prof = program(tmp_path)
+    assert len(chosen(prof, ["--top", "2"])) == 2
+    sel = select.select_routines(prof, parse([], top=2))
+    assert "beyond --top 2" in sel.account()
+    every = chosen(prof, ["--all"])
+    assert len(every) == len(prof.routines)
+    costs = [prof.find(n)[0].cumulative_cost for n in every]
+    assert costs == sorted(costs, reverse=True)                  # largest cost first
+    assert "tiny" in chosen(prof, ["--min-share", "0"])
+
+
+def test_names_turn_the_default_choice_off(tmp_path):
+    prof = program(tmp_path)
+    assert chosen(prof, ["-r", "main"]) == ["main"]               # not __libc_start_main
+    assert chosen(prof, ["-r", "std::sort"]) == [SORT]
+    assert chosen(prof, ["-r", "introsort"]) == [INTROSORT]       # a part of the name
+    assert chosen(prof, ["-r", "std::__introsort*"]) == [INTROSORT]
+    assert chosen(prof, ["-r", "std::vector<int>::push_back"]) == [PUSH_INT]
+    assert sorted(chosen(prof, ["-r", "push_back"])) == sorted([PUSH_INT, PUSH_DOUBLE])
+    assert chosen(prof, ["-e", r"^void std::sort<"]) == [SORT]
+    assert set(chosen(prof, ["-r", "main", "-e", "^memc"])) == {"main", "memcpy"}
+
+
+def test_object_filters(tmp_path):
+    prof = program(tmp_path)
+    hidden = chosen(prof, ["--all", "--hide-libc"])
+    assert not any(n in hidden for n in ("_start", "memcpy", "_dl_lookup_symbol_x",
+                                         "__libc_start_main", "start_thread"))
+    assert "main" in hidden
+    assert set(chosen(prof, ["--all", "--object", "libc.so*"])) == \
+        {"__libc_start_main", "start_thread", "memcpy"}
+    assert set(chosen(prof, ["--all", "--object", "ld-linux"])) == {"_start", "_dl_lookup_symbol_x"}
+    assert "memcpy" not in chosen(prof, ["--all", "--exclude-object", "libc"])
+    sel = select.select_routines(prof, parse(["--all", "--hide-libc"]))
+    assert "in excluded objects" in sel.account()
+
+
+def test_errors(tmp_path):
+    prof = program(tmp_path)
+    with pytest.raises(cli.UserError, match="no routine matches 'mian'.*did you mean 'main'"):
+        chosen(prof, ["-r", "mian"])
+    with pytest.raises(cli.UserError, match="not a regular expression"):
+        chosen(prof, ["-e", "("])
+    parser = argparse.ArgumentParser()
+    select.add_selection_arguments(parser)
+    for bad in (["--top", "0"], ["--min-share", "-1"], ["--min-share", "x"]):
+        with pytest.raises(SystemExit):
+            parser.parse_args(bad)
+
+
+def test_filters_only_mode(tmp_path):
+    """charts: every routine by default, the filters still apply, its own --top."""
+    prof = program(tmp_path)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--top", type=int, default=1)
+    select.add_selection_arguments(parser, default_choice=False, limit=False)
+    args = parser.parse_args([])
+    assert len(select.select_routines(prof, args).routines) == len(prof.routines)
+    args = parser.parse_args(["--hide-libc"])
+    assert len(select.select_routines(prof, args).routines) == 6
+
+
+def test_min_distinct_sizes_is_the_fitters():
+    assert select.MIN_DISTINCT_SIZES == fit.MIN_DISTINCT_SIZES
