@@ -46,7 +46,6 @@ import json
 import os
 import random
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -205,15 +204,9 @@ def mariadb_session(mode: Mode, launcher: List[str], work: str, report_dir: str,
                 % (mode.slap_clients, mode.slap_queries))
             bench.run_client(bench.MARIADB.load(inputs, mode.slap_clients), timeout, fail)
             log("mariadb: shutdown")
-            bench.run_client(bench.MARIADB.stop(inputs), timeout, fail)
-            try:
-                proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                fail("the server did not exit within %d s of its shutdown" % timeout)
+            bench.stop_server(proc, bench.MARIADB.stop(inputs), timeout, fail)
         finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+            bench.kill_server(proc)
         if proc.returncode != 0:
             fail("the server exited with status %d" % proc.returncode)
 
