@@ -158,18 +158,18 @@ def table_file(work: str, rows: int) -> str:
     return path
 
 
-def mariadb_session(mode: Mode, launcher: List[str], work: str, report_dir: str,
-                    timeout: float) -> None:
-    """One server life under the tool: load, select, update, mysqlslap, shutdown."""
-    inputs = bench.mariadb_datadir(work, mode.slap_queries)
+def server_life(mode: Mode, launcher: List[str], inputs: Dict[str, str], report_dir: str,
+                timeout: float, work) -> None:
+    """mariadbd under the tool on a fresh copy of the installed datadir:
+    start, work(sql, client) with the server ready, clean shutdown (which
+    writes the report into report_dir)."""
     bench.mariadb_reset(inputs)
-    files = [table_file(work, rows) for rows in mode.table_rows]
     # Later options win: a pool small enough that the larger tables do not fit.
     server = bench.mariadb_server(inputs, 0) + [
         "--innodb-buffer-pool-size=" + mode.pool, "--innodb-buffer-pool-size-max=" + mode.pool]
     argv = tool_argv(launcher, report_dir) + server
-    client = bench.mariadb_client("mariadb", inputs) + ["--batch", "--quick", "cs"]
     log("mariadb: starting mariadbd under the tool (pool %s)" % mode.pool)
+    os.makedirs(report_dir)
     with tempfile.TemporaryFile() as stderr_file:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=stderr_file, cwd=report_dir, start_new_session=True)
@@ -183,32 +183,52 @@ def mariadb_session(mode: Mode, launcher: List[str], work: str, report_dir: str,
                     context += "\nserver log (tail):\n" + bench.tail(f.read())
             bench.fail(problem, argv, stderr_file.read().decode(errors="replace"), context)
 
+        def client(argv: List[str]) -> None:
+            bench.run_client(argv, timeout, fail)
+
         def sql(statements: str) -> None:
-            bench.run_client(client + ["-e", statements], timeout, fail)
+            client(bench.mariadb_client("mariadb", inputs) + ["--batch", "--quick", "-e",
+                                                              statements])
 
         try:
             bench.wait_until_ready(proc, bench.MARIADB.ready(inputs), timeout, fail)
-            bench.run_client(bench.mariadb_client("mariadb", inputs)
-                             + ["-e", "CREATE DATABASE cs"], timeout, fail)
-            for i, (rows, path) in enumerate(zip(mode.table_rows, files)):
-                log("mariadb: loading t%d (%d rows)" % (i, rows))
-                sql("CREATE TABLE t%d (id INT PRIMARY KEY, n INT, pad CHAR(230)) ENGINE=InnoDB;"
-                    "LOAD DATA INFILE '%s' INTO TABLE t%d" % (i, path, i))
-            for i, rows in enumerate(mode.table_rows):
-                log("mariadb: SELECT * FROM t%d (%d rows)" % (i, rows))
-                sql("SELECT * FROM t%d" % i)
-            for i, rows in enumerate(mode.table_rows):
-                log("mariadb: UPDATE t%d (%d rows)" % (i, rows))
-                sql("UPDATE t%d SET n = n + 1" % i)
-            log("mariadb: mysqlslap, %d clients, %d queries"
-                % (mode.slap_clients, mode.slap_queries))
-            bench.run_client(bench.MARIADB.load(inputs, mode.slap_clients), timeout, fail)
+            work(sql, client)
             log("mariadb: shutdown")
             bench.stop_server(proc, bench.MARIADB.stop(inputs), timeout, fail)
         finally:
             bench.kill_server(proc)
         if proc.returncode != 0:
             fail("the server exited with status %d" % proc.returncode)
+
+
+def mariadb_sessions(mode: Mode, launcher: List[str], work: str, report_dir: str,
+                     timeout: float) -> None:
+    """Two server lives, one report each: `tables` (load, SELECT *, UPDATE:
+    Figures 4 and 6) and `slap` (mysqlslap: Figure 8), so that the plots of a
+    figure show the activations of its experiment only."""
+    inputs = bench.mariadb_datadir(work, mode.slap_queries)
+    files = [table_file(work, rows) for rows in mode.table_rows]
+
+    def tables(sql, client) -> None:
+        sql("CREATE DATABASE cs")
+        for i, (rows, path) in enumerate(zip(mode.table_rows, files)):
+            log("mariadb: loading t%d (%d rows)" % (i, rows))
+            sql("CREATE TABLE cs.t%d (id INT PRIMARY KEY, n INT, pad CHAR(230)) ENGINE=InnoDB;"
+                "LOAD DATA INFILE '%s' INTO TABLE cs.t%d" % (i, path, i))
+        for i, rows in enumerate(mode.table_rows):
+            log("mariadb: SELECT * FROM t%d (%d rows)" % (i, rows))
+            sql("SELECT * FROM cs.t%d" % i)
+        for i, rows in enumerate(mode.table_rows):
+            log("mariadb: UPDATE t%d (%d rows)" % (i, rows))
+            sql("UPDATE cs.t%d SET n = n + 1" % i)
+
+    def slap(sql, client) -> None:
+        log("mariadb: mysqlslap, %d clients, %d queries"
+            % (mode.slap_clients, mode.slap_queries))
+        client(bench.MARIADB.load(inputs, mode.slap_clients))
+
+    server_life(mode, launcher, inputs, os.path.join(report_dir, "tables"), timeout, tables)
+    server_life(mode, launcher, inputs, os.path.join(report_dir, "slap"), timeout, slap)
 
 
 # --------------------------------------------------------------------------
@@ -253,9 +273,10 @@ class Role:
     routine of the profile, or a static function found by `resolve`."""
 
     def __init__(self, key: str, figure: str, paper: str, patterns: List[str],
-                 kinds=("cost", "workload"), resolve=None):
+                 session: str = "", resolve=None):
         self.key, self.figure, self.paper = key, figure, paper
-        self.patterns, self.kinds, self.resolve = patterns, kinds, resolve
+        # session: the reports of the figure's experiment (SESSIONS).
+        self.patterns, self.session, self.resolve = patterns, session, resolve
 
 
 def routine_address(report: str, obj: str, name: str) -> int:
@@ -309,15 +330,18 @@ def static_thread_function(library: str, domain: str, anchor: str):
     return resolve
 
 
+# The report directories of a program, under OUTDIR/PROGRAM/reports.
+SESSIONS = {"mariadb": ["tables", "slap"], "vips": [""]}
+
 ROLES = {
     "mariadb": [
-        Role("select", "4", "mysql_select", ["mysql_select(*"]),
+        Role("select", "4", "mysql_select", ["mysql_select(*"], session="tables"),
         Role("flush", "6", "buf_flush_buffered_writes",
              # InnoDB's routines are not exported (no names in Debian's
              # build): the write of a flushed page or doublewrite batch is
              # done by the simulated-AIO callback (native AIO is off).
-             ["tpool::simulated_aio::simulated_aio_callback(*"]),
-        Role("send_eof", "8", "Protocol::send_eof", ["Protocol::send_eof(*"]),
+             ["tpool::simulated_aio::simulated_aio_callback(*"], session="tables"),
+        Role("send_eof", "8", "Protocol::send_eof", ["Protocol::send_eof(*"], session="slap"),
     ],
     "vips": [
         Role("generate", "5", "im_generate", ["vips_image_generate"]),
@@ -328,10 +352,16 @@ ROLES = {
 }
 
 
-def find_roles(program: str, profile) -> Dict[str, dict]:
-    """{role key: {name, routine facts}} of the roles found in the profile."""
+def find_roles(program: str, reports: str) -> Dict[str, dict]:
+    """{role key: routine facts} of the roles found in the reports of their
+    sessions."""
     found = {}
+    profiles = {}
     for role in ROLES[program]:
+        if role.session not in profiles:
+            profiles[role.session] = aprof_profile.load_profile(
+                [os.path.join(reports, role.session)])
+        profile = profiles[role.session]
         names = [role.resolve(profile)] if role.resolve else []
         names += [rp.name for pattern in role.patterns for rp in profile.find(pattern)[:1]]
         routines = [rp for name in names if name for rp in profile.find(name)[:1]]
@@ -363,7 +393,7 @@ def routine_facts(rp, role: Role) -> dict:
         "max_trms": max(rp.trms), "max_rms": max(rp.rms),
         "sum_trms": rp.sum_trms, "sum_rms": rp.sum_rms,
         "thread_induced": rp.thread_induced, "external": rp.external,
-        "costliest": costliest(rp), "kinds": list(role.kinds),
+        "costliest": costliest(rp), "session": role.session,
     }
 
 
@@ -409,20 +439,27 @@ def summary_sections(path: str) -> Dict[str, Dict[str, str]]:
 
 
 def draw(program: str, out: str, roles: Dict[str, dict]) -> None:
+    """plot.py for the roles of each session (OUT/plots/SESSION), charts.py
+    for all the program's reports (OUT/charts); the fitted models and the
+    files drawn are added to the roles' facts."""
     reports = os.path.join(out, "reports")
-    plots = os.path.join(out, "plots")
-    args = ["-q", "--stats", "-o", plots, reports]
-    for facts in roles.values():
-        args += ["-r", facts["name"]]
-    log("%s: plot.py (%d routines), charts.py" % (program, len(roles)))
-    run_script("plot.py", args)
-    run_script("charts.py", ["-q", "-o", os.path.join(out, "charts"), reports])
-    sections = summary_sections(os.path.join(plots, "summary.txt"))
-    for facts in roles.values():
-        section = sections[facts["name"]]
-        facts["trms_model"] = section.get("TRMS model", "")
-        facts["rms_model"] = section.get("RMS  model", "")
-        facts["files"] = [os.path.join(plots, f) for f in section["files"].split(", ")]
+    for session in SESSIONS[program]:
+        chosen = [facts for facts in roles.values() if facts["session"] == session]
+        if not chosen:
+            continue
+        plots = os.path.join(out, "plots", session)
+        log("%s: plot.py (%d routines)" % (program, len(chosen)))
+        run_script("plot.py", ["-q", "--stats", "-o", plots, os.path.join(reports, session)]
+                   + [arg for facts in chosen for arg in ("-r", facts["name"])])
+        sections = summary_sections(os.path.join(plots, "summary.txt"))
+        for facts in chosen:
+            section = sections[facts["name"]]
+            for key in ("TRMS model", "TRMS formula", "RMS  model", "RMS  formula"):
+                facts[key.replace("  ", " ")] = section.get(key, "")
+            facts["files"] = [os.path.join(plots, f) for f in section["files"].split(", ")]
+    log("%s: charts.py" % program)
+    run_script("charts.py", ["-q", "-o", os.path.join(out, "charts")]
+               + [os.path.join(reports, session) for session in SESSIONS[program]])
 
 
 def copy_doc_images(out: str, facts: dict, images: str) -> List[str]:
@@ -433,6 +470,8 @@ def copy_doc_images(out: str, facts: dict, images: str) -> List[str]:
         for role, routine in roles["roles"].items():
             for path in routine["files"]:
                 kind = path.rsplit("-", 1)[1]
+                if kind.startswith("stats."):  # in OUTDIR only
+                    continue
                 dest = os.path.join(images, "case-%s-%s-%s" % (program, role, kind))
                 shutil.copyfile(path, dest)
                 copied.append(dest)
@@ -478,41 +517,50 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     out = os.path.abspath(args.output_dir)
     work = os.path.join(out, "work")
-    if args.replot:
-        with open(os.path.join(out, "facts.json")) as f:
+    facts_file = os.path.join(out, "facts.json")
+    previous = None
+    if os.path.exists(facts_file):
+        with open(facts_file) as f:
             previous = json.load(f)
+    if args.replot:
+        if previous is None:
+            die("--replot: no previous run in %s (facts.json)" % out)
         mode = Mode(previous["mode"] == "short")
     else:
         mode = Mode(args.short)
         ensure_programs(args.install)
         launcher = tool_launcher(args.tool)
-        shutil.rmtree(out, ignore_errors=True)
+    if previous is not None and previous["mode"] != mode.name:
+        previous = None  # the other programs' results are of the other mode
     os.makedirs(work, exist_ok=True)
     facts = {"mode": mode.name, "pool": mode.pool, "table_rows": mode.table_rows,
              "slap_clients": mode.slap_clients, "slap_queries": mode.slap_queries,
              "image_sides": mode.image_sides, "vips_ops": mode.vips_ops,
-             "vips_threads": mode.vips_threads, "seconds": {}, "programs": {}}
+             "vips_threads": mode.vips_threads,
+             "seconds": previous["seconds"] if previous else {},
+             "programs": previous["programs"] if previous else {}}
     for program in args.programs:
-        reports = os.path.join(out, program, "reports")
-        started = time.monotonic()
-        if args.replot:
-            facts["seconds"][program] = previous["seconds"][program]
-        else:
+        program_dir = os.path.join(out, program)
+        reports = os.path.join(program_dir, "reports")
+        if not args.replot:
+            shutil.rmtree(program_dir, ignore_errors=True)
             os.makedirs(reports)
+            started = time.monotonic()
             if program == "mariadb":
-                mariadb_session(mode, launcher, work, reports, args.server_timeout)
+                mariadb_sessions(mode, launcher, work, reports, args.server_timeout)
             else:
                 vips_runs(mode, launcher, work, reports)
             facts["seconds"][program] = round(time.monotonic() - started)
-        profile = aprof_profile.load_profile([reports])
-        roles = find_roles(program, profile)
-        draw(program, os.path.join(out, program), roles)
+        started = time.monotonic()
+        roles = find_roles(program, reports)
+        draw(program, program_dir, roles)
+        profile = aprof_profile.load_profile(
+            [os.path.join(reports, session) for session in SESSIONS[program]])
         facts["programs"][program] = {"reports": len(profile.paths), "roles": roles,
                                       "induced_split": induced_split(profile)}
-        facts["seconds"][program + " drawing"] = round(time.monotonic() - started) - (
-            0 if args.replot else facts["seconds"][program])
+        facts["seconds"][program + " drawing"] = round(time.monotonic() - started)
     shutil.rmtree(work)
-    with open(os.path.join(out, "facts.json"), "w") as f:
+    with open(facts_file, "w") as f:
         json.dump(facts, f, indent=1)
     with open(os.path.join(out, "roles.txt"), "w") as f:
         for program, data in facts["programs"].items():
