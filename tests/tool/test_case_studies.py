@@ -4,7 +4,8 @@
 #
 # Copyright (C) 2026, the aprof-trms authors.
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Case studies on real software, short mode (about 3 minutes under the tool).
+"""Case studies on real software, short mode (70 to 90 s of CPU time; 5 to 12
+minutes of wall time on this shared 2-core machine).
 
 The script runs mariadbd and vips under the build tree's tool and writes
 facts.json (per role routine: calls, distinct sizes, largest inputs, induced
