@@ -276,25 +276,14 @@ class Role:
         self.patterns, self.session, self.resolve = patterns, session, resolve
 
 
-def routine_address(report: str, obj: str, name: str) -> int:
-    """Entry address of a routine, from its `routine` record in a report
-    (docs/report-format.md): merged profiles keep no addresses."""
-    with open(report) as f:
-        for line in f:
-            fields = line.rstrip("\n").split("\t")
-            if fields[0] == "routine" and fields[3] == obj and fields[4] == name:
-                return int(fields[2], 16)
-    die("%s: no routine %s in %s" % (report, name, obj))
-
-
 def static_thread_function(library: str, domain: str, anchor: str):
     """A resolver of the static function that `library` starts as a thread of
     `domain` (vips__thread_execute(domain, func, data)): Debian's libvips has
-    no symbols for static functions, so the report names it by its address.
-    The call site loads the domain string into %rdi next to the function's
-    address into %rsi; objdump shows both targets. The run-time address is
-    the static offset moved by the load bias of `anchor`, an exported
-    function of the same library."""
+    no symbols for static functions, so the report names it by its address
+    in the object, "0x<address>@<file name>" (docs/manual.md). The call site
+    loads the domain string into %rdi next to the function's address into
+    %rsi; objdump shows both targets. `anchor`, an exported function of the
+    same library, tells which object of the profile is the library."""
 
     def resolve(profile) -> Optional[str]:
         lib = next((r.object for r in profile.routines.values()
@@ -316,12 +305,7 @@ def static_thread_function(library: str, domain: str, anchor: str):
                 for prev in reversed(dis[max(0, n - 3):n]):
                     if "lea" in prev and "%rsi" in prev:
                         func = int(prev.split("#")[1].split()[0], 16)
-                        symbols = subprocess.run(["nm", "-D", "--defined-only", lib], check=True,
-                                                 stdout=subprocess.PIPE, text=True).stdout
-                        static_anchor = next(int(l.split()[0], 16) for l in symbols.splitlines()
-                                             if l.split()[-1].split("@")[0] == anchor)
-                        runtime_anchor = routine_address(profile.paths[0], lib, anchor)
-                        return "0x%x" % (func - static_anchor + runtime_anchor)
+                        return "0x%x@%s" % (func, os.path.basename(lib))
         return None
 
     return resolve
