@@ -106,3 +106,35 @@ def test_shared_read_modify_writes(tmp_path):
         producer_rms = 1 + rx + ret
         assert sizes(r, f"sh_produce_{op}", prog) == (
             producer_rms, producer_rms + n - 1, n - 1, 0), op
+        # Each thread resumes after its sched_yield in the middle of its
+        # routine: that is no call (the thread's last exit is parked with it).
+        mid_function = [rt.name for rt in r.routines.values() if "+" in rt.name]
+        assert not mid_function, f"{op}: activations started mid-function: {mid_function}"
+
+
+def test_instruction_counts_exact(tmp_path):
+    """--cost-metric=instructions charges every guest instruction once, to
+    the routine it ran in, also across side exits taken and not taken:
+    acc_branchy(10) runs 1 + 10 * 7 + 5 (the extra add of odd iterations)
+    + 1 (the tail jump) = 77 instructions, acc_tail 2, acc_tail_leaf 1."""
+    prog = program("accesses")
+    run = run_tool(tmp_path, [prog, "noavx"], ["--cost-metric=instructions"])
+    r = run.report
+    got = {name: (ar.totals(r, routine(r, name, prog)).self_cost,
+                  ar.totals(r, routine(r, name, prog)).cumulative_cost)
+           for name in ("acc_branchy", "acc_tail", "acc_tail_leaf")}
+    assert got == {"acc_branchy": (77, 80), "acc_tail": (2, 3), "acc_tail_leaf": (1, 1)}
+
+
+def test_plt_stubs_get_no_frame(tmp_path):
+    """calls.cc `plt 777` calls abs() through its PLT stub 777 times: abs has
+    777 activations, and no routine of the program's own object runs more
+    than twice (main, call_abs_loop and the C runtime's code once,
+    print_count twice): a stub given a frame would run 777 times."""
+    prog = program("calls")
+    run = run_tool(tmp_path, [prog, "plt", "777"])
+    r = run.report
+    assert ar.activations(r, routine(r, "abs", "libc.so.6")) == 777
+    busy = {rt.name: ar.activations(r, rt) for rt in r.routines.values()
+            if Path(rt.object).name == Path(prog).name and ar.activations(r, rt) > 2}
+    assert not busy, f"routines of {prog} run more than twice: {busy}"

@@ -62,6 +62,9 @@
                   acc_tail 1, acc_tail_leaf 1 (branches and jumps within a
                   routine are no calls, jumps to another routine's entry are);
                   each has the leaf's return address as input.
+                  Exact instructions (--cost-metric=instructions): acc_branchy
+                  1 + 7n + n/2 (the extra add of odd iterations, n even) + 1,
+                  acc_tail 2, acc_tail_leaf 1.
 
    Every loaded value stays live (distinct registers, or added up): VEX
    deletes a load whose result is never used, and then no read happens.
