@@ -39,7 +39,7 @@ TOOL_TARGET = "aprof-trms/aprof-trms-amd64-linux"
 UNIT_TARGET = "tests/unit/engine_tests"
 ALL_TARGETS = (TOOL_TARGET, UNIT_TARGET)
 # A mutation under test that hangs the tool counts as caught after this.
-TEST_TIMEOUT = 900  # seconds per test command
+TEST_TIMEOUT = 600  # seconds per test command
 
 
 class ListError(Exception):
@@ -151,14 +151,15 @@ class Workspace:
         if (self.origin / "config.status").exists():
             raise SystemExit(f"run_mutations: {self.origin} is configured in place; the "
                              "scratch copy needs an out-of-tree build (make distclean there)")
-        skip = {self.origin / ".git", self.origin / "build", self.origin_build,
-                self.src.parent}
+        skip = {self.origin / "build", self.origin_build, self.src.parent}
         for root, dirs, files in os.walk(self.origin):
             rel = Path(root).relative_to(self.origin)
             dirs[:] = [d for d in dirs if Path(root, d).resolve() not in skip
-                       and not d.startswith("autom4te") and d != "__pycache__"]
+                       and d not in (".git", "__pycache__") and not d.startswith("autom4te")]
             (self.src / rel).mkdir(parents=True, exist_ok=True)
             for f in files:
+                if rel == Path(".") and f == ".git":
+                    continue  # a worktree's link to its repository
                 a, b = Path(root) / f, self.src / rel / f
                 if not b.exists():
                     shutil.copy2(a, b)  # keeps the generated files' time order
@@ -289,16 +290,16 @@ def test_mutation(ws: Workspace, m: Mutation, fallback: Sequence[str],
     elapsed = f"build {built:.0f} s, total {time.monotonic() - started:.0f} s"
     if failed is None:
         return "survived", f"every test passed ({elapsed})"
-    if failed in m.tests:
-        return "caught", f"by {failed} ({elapsed})"
-    # Caught only by the whole suite: make sure it passes without the mutation.
     if not baseline.passes(failed):
         return "error", f"{failed} fails without the mutation too"
+    if failed in m.tests:
+        return "caught", f"by {failed} ({elapsed})"
     return "caught", f"by {failed}, not in its list: add the test that failed ({elapsed})"
 
 
 class Baseline:
-    """Runs a test on the unmutated tree, once, when a verdict depends on it."""
+    """Runs a test on the unmutated tree, once, when a verdict depends on it:
+    a mutation is caught by a test that fails with it and passes without."""
 
     def __init__(self, ws: Workspace):
         self.ws = ws

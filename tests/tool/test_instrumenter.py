@@ -40,7 +40,13 @@ INPUT_AT_4 = {
 AVX_INPUT_AT_4 = {"acc_masked": 9, "acc_vec32": 18}
 
 
-def test_accesses_exact_input(tmp_path):
+# The path accesses.cc takes here; it is in the test's id, so the log says
+# which one ran.
+CPU_PATH = "avx" if cpu_has_avx() else "noavx"
+
+
+@pytest.mark.parametrize("path", [CPU_PATH])
+def test_accesses_exact_input(tmp_path, path):
     """Every routine of accesses.cc has exactly its designed input. The AVX
     routines (masked moves: guarded loads and stores; 32-byte vectors) run
     when /proc/cpuinfo lists avx; otherwise the program's `noavx` path runs,
@@ -48,8 +54,6 @@ def test_accesses_exact_input(tmp_path):
     moves, runs on both paths: Valgrind turns them into unconditional loads,
     as the CPU reads their memory operand)."""
     prog = program("accesses")
-    path = "avx" if cpu_has_avx() else "noavx"
-    print(f"accesses.cc path: {path}")
     run = run_tool(tmp_path, [prog, path])
     assert f"path {path}" in run.stdout
     r = run.report
@@ -57,10 +61,7 @@ def test_accesses_exact_input(tmp_path):
     expected = dict(INPUT_AT_4, **(AVX_INPUT_AT_4 if path == "avx" else {}))
     ret = return_address_cells(4)
     got = {name: sizes(r, name, prog) for name in expected}
-    want = {}
-    for name, cells in expected.items():
-        rms = cells + ret
-        want[name] = (rms, rms, 0, 0)
+    want = {name: (cells + ret, cells + ret, 0, 0) for name, cells in expected.items()}
     want["acc_syscalls"] = (32 + ret, 48 + ret, 0, 16)
     assert got == want, f"(RMS, TRMS, thread-induced, external) on the {path} path"
     if path == "noavx":
