@@ -77,10 +77,10 @@ Trace RandomTrace(std::mt19937_64& rng, const TraceShape& shape) {
   auto chance = [&](int percent) { return static_cast<int>(rng() % 100) < percent; };
   auto pick = [&](uint64_t n) { return rng() % n; };
 
-  // Hot address ranges: ordinary memory, the last bytes before a 64 KiB
-  // chunk boundary, and the top of the 47-bit address space (accesses there
-  // may run past it).
-  const uint64_t bases[] = {0x601000, 0x7ffff000 - shape.address_span / 2,
+  // Hot address ranges: ordinary memory, the bytes around the 64 KiB chunk
+  // boundary at 2 GiB (also where a secondary table starts), and the top of
+  // the 47-bit address space (accesses there may run past it).
+  const uint64_t bases[] = {0x601000, 0x80000000 - shape.address_span / 2,
                             (uint64_t{1} << 47) - shape.address_span};
   auto random_access = [&](EventKind kind) {
     Event e{kind};
