@@ -4,7 +4,8 @@
 
    main calls caller_a() once and caller_c() once. caller_a calls sum_prefix
    A_CALLS times and caller_c calls it C_CALLS times; sum_prefix(n) reads the
-   first n cells of a table once (its input size is n cells).
+   first n cells of a table (filled by main) once: its RMS is n cells plus
+   its own stack.
 
    Exact activation counts (printed): caller_a 1, caller_c 1,
    sum_prefix A_CALLS + C_CALLS; exact edges: caller_a -> sum_prefix
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
   long c_calls = arg_long(argc, argv, 2, "C_CALLS");
   long n = arg_long(argc, argv, 3, "N");
   if (n > kTableCells) usage(argv[0], "A_CALLS C_CALLS N (N <= 4096)");
+  for (long i = 0; i < kTableCells; i++) table[i] = (int)i;
   caller_a(a_calls, n);
   caller_c(c_calls, n);
   print_count("caller_a", 1);
