@@ -86,3 +86,21 @@ def test_signal_handlers_edges(tmp_path):
         assert callers_of(r, routine(r, callee, prog)) == {caller: 50}
     assert sum(callers_of(r, routine(r, "jumping_handler", prog)).values()) == 50
     assert callers_of(r, routine(r, "after_siglongjmp", prog)) == {"siglongjmp_loop": 50}
+
+
+def test_edges_per_thread(tmp_path):
+    prog = program("threads")
+    r = run_tools(tmp_path, [Spec([prog])])[0].report
+    worker = routine(r, "worker", prog)
+    per_thread = []
+    for serial in r.threads:
+        callers, _ = ar.callers_and_callees(r, worker, thread=serial)
+        if callers:
+            assert [r.routines[e.caller].name for e in callers] == ["thread_main(void*)"]
+            per_thread.append(callers[0].calls)
+    # Thread i (0..63) calls worker i + 1 times.
+    assert sorted(per_thread) == list(range(1, 65))
+    # pthread_exit from three calls deep: the frames complete at thread exit,
+    # each called by the one below it.
+    assert callers_of(r, routine(r, "exit_level2", prog)) == {"exit_level1": 8}
+    assert callers_of(r, routine(r, "exit_level3", prog)) == {"exit_level2": 8}
