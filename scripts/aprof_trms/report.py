@@ -649,7 +649,7 @@ def _summary(report: Report) -> str:
     return (f"{report.path}: {h.tool} {h.tool_version}, pid {h.pid}, "
             f"command {' '.join(h.command)!r}, {len(report.threads)} threads, "
             f"{len(report.routines)} routines, {len(report.trms)} trms and "
-            f"{len(report.rms)} rms tuples, cost {h.cost_metric}, "
+            f"{len(report.rms)} rms tuples, {len(report.calls)} call edges, cost {h.cost_metric}, "
             f"resolution {h.memory_resolution}, syscall input {h.syscall_input}"
             + ("" if h.trms_tracking else ", RMS only (TRMS not tracked)"))
 
