@@ -1,4 +1,4 @@
-"""Reader of aprof-trms reports (format versions 1 and 2, docs/report-format.md).
+"""Reader of aprof-trms reports (format versions 1 to 3, docs/report-format.md).
 
 Python 3 standard library only. Every analysis script reads reports through
 this module:
@@ -32,14 +32,15 @@ __all__ = [
     "FORMAT_VERSION", "MAGIC", "METRICS", "ReportError",
     "Header", "Thread", "Routine", "Totals", "CostTuple", "Report",
     "load", "loads", "unescape", "escape",
-    "routines_named", "routine_named", "activations", "totals", "tuples",
-    "consistency_problems",
+    "CallEdge", "routines_named", "routine_named", "activations", "totals", "tuples",
+    "callers_and_callees", "consistency_problems",
 ]
 
 MAGIC = "aprof-trms-report"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 # Older versions this reader still reads, with their field counts that differ.
-_OLD_FIELD_COUNTS = {1: {"routine": 5}}
+# Version 2 has no call records (they are optional in version 3 too).
+_OLD_FIELD_COUNTS = {1: {"routine": 5}, 2: {}}
 METRICS = ("trms", "rms")
 COST_METRICS = ("bb", "instructions")
 RESOLUTIONS = (1, 2, 4, 8, 16)
@@ -126,6 +127,17 @@ class CostTuple(NamedTuple):
     sum_external: int
 
 
+@dataclasses.dataclass(frozen=True)
+class CallEdge:
+    """Completed activations of `callee` whose parent activation was one of
+    `caller` (since format version 3)."""
+    thread: int            # thread serial; 0 when merged over threads
+    caller: int            # routine id
+    callee: int            # routine id
+    calls: int
+    inclusive_cost: int    # sum of the callee activations' cumulative costs
+
+
 @dataclasses.dataclass
 class Report:
     path: str
@@ -135,6 +147,8 @@ class Report:
     totals: Dict[Tuple[int, int], Totals]           # by (thread, routine)
     trms: Dict[Tuple[int, int, int], CostTuple]     # by (thread, routine, size)
     rms: Dict[Tuple[int, int, int], CostTuple]
+    # By (thread, caller, callee); empty in reports older than version 3.
+    calls: Dict[Tuple[int, int, int], CallEdge] = dataclasses.field(default_factory=dict)
 
     def metric(self, name: str) -> Dict[Tuple[int, int, int], CostTuple]:
         if name not in METRICS:
@@ -191,7 +205,7 @@ _TAGS = {
     "memory-resolution": (1, 5), "syscall-input": (1, 6), "trms-tracking": (1, 7),
     "shadow-peak-bytes": (1, 7.5),  # after trms-tracking, before thread
     "thread": (3, 8), "routine": (8, 9), "totals": (5, 10),
-    "trms": (11, 11), "rms": (11, 12), "end": (1, 13),
+    "trms": (11, 11), "rms": (11, 12), "call": (5, 13), "end": (1, 14),
 }
 _LAST_HEADER_RANK = 7.5
 # Tags of records that come in runs (the body, but its end).
@@ -220,6 +234,8 @@ class _Parser:
         self.routine_keys: Dict[Tuple[str, int], int] = {}
         self.totals: Dict[Tuple[int, int], Totals] = {}
         self.metrics: Dict[str, Dict[Tuple[int, int, int], CostTuple]] = {"trms": {}, "rms": {}}
+        self.calls: Dict[Tuple[int, int, int], CallEdge] = {}
+        self.last_call_key: Optional[Tuple[int, int, int]] = None
         self.last_tuple_key: Optional[Tuple[int, int, int]] = None
         self.last_tuple_tag = ""
         self.rank = -1
@@ -404,6 +420,20 @@ class _Parser:
 
     rec_rms = rec_trms
 
+    def rec_call(self, tag, args):
+        edge = CallEdge(*(self.int_field(tag, w, a) for w, a in zip(
+            ("thread", "caller", "callee", "calls", "inclusive cost"), args)))
+        self.thread_ref(tag, edge.thread)
+        self.routine_ref(tag, edge.caller)
+        self.routine_ref(tag, edge.callee)
+        key = (edge.thread, edge.caller, edge.callee)
+        if self.last_call_key is not None and key <= self.last_call_key:
+            what = "duplicate" if key == self.last_call_key else "not sorted by thread, caller, callee:"
+            raise self.error(f"'{tag}' record {what} (thread {edge.thread}, caller {edge.caller}, "
+                             f"callee {edge.callee}) after {self.last_call_key}")
+        self.last_call_key = key
+        self.calls[key] = edge
+
     def rec_end(self, tag, args):
         n = self.int_field(tag, "record count", args[0])
         if n != self.lineno - 1:
@@ -422,7 +452,7 @@ class _Parser:
                         h["memory_resolution"], h["syscall_input"],
                         h.get("trms_tracking", True), h.get("shadow_peak_bytes"))
         return Report(self.path, header, self.threads, self.routines, self.totals,
-                      self.metrics["trms"], self.metrics["rms"])
+                      self.metrics["trms"], self.metrics["rms"], self.calls)
 
 
 def _parse(lines: Iterable[str], path: str, tuple_sink: Optional[TupleSink] = None) -> Report:
@@ -541,6 +571,26 @@ def tuples(report: Report, metric: str, routine: Union[Routine, int],
     return out
 
 
+def callers_and_callees(report: Report, routine: Union[Routine, int],
+                        thread: Optional[int] = None) -> Tuple[List[CallEdge], List[CallEdge]]:
+    """The call edges into the routine (its callers) and out of it (its
+    callees), merged over threads (thread = 0) unless `thread` selects one,
+    each list by decreasing inclusive cost. Both are empty for reports
+    without call records (format versions 1 and 2)."""
+    rid = _routine_id(routine)
+    merged: Dict[Tuple[int, int], CallEdge] = {}
+    for (th, caller, callee), e in report.calls.items():
+        if rid not in (caller, callee) or (thread is not None and th != thread):
+            continue
+        key = (caller, callee)
+        before = merged.get(key)
+        merged[key] = CallEdge(0 if thread is None else th, caller, callee,
+                               e.calls + (before.calls if before else 0),
+                               e.inclusive_cost + (before.inclusive_cost if before else 0))
+    order = sorted(merged.values(), key=lambda e: (-e.inclusive_cost, e.caller, e.callee))
+    return ([e for e in order if e.callee == rid], [e for e in order if e.caller == rid])
+
+
 # ---------------------------------------------------------------------------
 # Relations every correct report satisfies.
 # ---------------------------------------------------------------------------
@@ -553,7 +603,8 @@ def consistency_problems(report: Report) -> List[str]:
     the same activations as `totals` (calls, self cost), each activation's
     RMS <= TRMS (in sum), the cumulative cost of outermost activations is
     between the largest activation and the sum of all of them and within the
-    thread's total cost; every routine has activations."""
+    thread's total cost; every routine has activations; the call edges into
+    a routine count at most its activations in that thread."""
     problems: List[str] = []
     per: Dict[Tuple[str, int, int], List[int]] = {}
 
@@ -617,9 +668,20 @@ def consistency_problems(report: Report) -> List[str]:
     for th, s in self_per_thread.items():
         if s > report.threads[th].total_cost:
             bad(f"thread {th}: self costs sum to {s} > thread total cost {report.threads[th].total_cost}")
+    calls_into: Dict[Tuple[int, int], int] = {}
+    for (th, caller, callee), e in report.calls.items():
+        if e.calls < 1:
+            bad(f"call edge (thread {th}, {caller} -> {callee}): calls = 0")
+        calls_into[(th, callee)] = calls_into.get((th, callee), 0) + e.calls
+    for (th, callee), n in calls_into.items():
+        recorded = report.totals.get((th, callee))
+        if n > (recorded.calls if recorded else 0):
+            bad(f"thread {th}, routine {callee}: its call edges count {n} calls, more than its "
+                f"{recorded.calls if recorded else 0} activations")
     with_totals = {rid for (_, rid) in report.totals}
+    callers = {caller for (_, caller, _) in report.calls}
     for rid in report.routines:
-        if rid not in with_totals:
+        if rid not in with_totals and rid not in callers:
             bad(f"routine {rid} ({report.routines[rid].name}) has no activation")
     return problems
 
@@ -633,7 +695,7 @@ def _summary(report: Report) -> str:
     return (f"{report.path}: {h.tool} {h.tool_version}, pid {h.pid}, "
             f"command {' '.join(h.command)!r}, {len(report.threads)} threads, "
             f"{len(report.routines)} routines, {len(report.trms)} trms and "
-            f"{len(report.rms)} rms tuples, cost {h.cost_metric}, "
+            f"{len(report.rms)} rms tuples, {len(report.calls)} call edges, cost {h.cost_metric}, "
             f"resolution {h.memory_resolution}, syscall input {h.syscall_input}"
             + ("" if h.trms_tracking else ", RMS only (TRMS not tracked)"))
 
