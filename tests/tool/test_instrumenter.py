@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import aprof_report as ar
+from aprof_trms import report as ar
 from toolrun import Spec, check_counts, program, routine, run_tool, run_tools, tuple_of
 
 
