@@ -12,7 +12,8 @@ namespace {
 
 const HChar kCostCentre[] = "aprof.report";
 // docs/report-format.md; 2: routine records give the object address and the
-// source file and line; 3: the optional input-sources records.
+// source file and line; 3: call records (caller-to-callee edges) and the
+// optional input-sources records.
 constexpr u64 kReportFormatVersion = 3;
 
 // Linux errno values that vki-linux.h lacks (asm-generic/errno.h).
@@ -234,6 +235,37 @@ void MarkRoutinesInSources(const Engine& engine, InternalVector<bool>& named) {
   }
 }
 
+struct EdgeRef {
+  CallEdgeKey key;
+  CallEdgeTotals totals;
+};
+
+void WriteCallEdges(RecordWriter& out, const ThreadRecord& thread) {
+  InternalVector<EdgeRef> rows;
+  thread.profile.edges().ForEach(
+      [&](const CallEdgeKey& key, const CallEdgeTotals& totals) { rows.push_back({key, totals}); });
+  HeapSort(rows.data(), rows.size(), [](const EdgeRef& a, const EdgeRef& b) {
+    return a.key.caller != b.key.caller ? a.key.caller < b.key.caller : a.key.callee < b.key.callee;
+  });
+  for (const EdgeRef& row : rows) {
+    out.Tag("call").Number(thread.serial).Number(row.key.caller).Number(row.key.callee);
+    out.Number(row.totals.calls).Number(row.totals.inclusive_cost).End();
+  }
+}
+
+// Per routine id, whether it is reported: some thread recorded an
+// activation of it or a call from it (a caller whose own activations
+// completed while collection was off).
+void FindReportedRoutines(const Engine& engine, InternalVector<bool>& reported) {
+  for (size_t i = 0; i < engine.thread_record_count(); ++i) {
+    const ThreadProfile& profile = engine.thread_record(i).profile;
+    for (RoutineId id = 0; id < profile.routines().size(); ++id)
+      if (profile.routines()[id].calls > 0) reported[id] = true;
+    profile.edges().ForEach(
+        [&](const CallEdgeKey& key, const CallEdgeTotals&) { reported[key.caller] = true; });
+  }
+}
+
 void WriteRecords(RecordWriter& out, const ReportContext& c) {
   const Engine& engine = *c.engine;
   out.Tag("aprof-trms-report").Number(kReportFormatVersion).End();
@@ -258,18 +290,14 @@ void WriteRecords(RecordWriter& out, const ReportContext& c) {
     out.Tag("thread").Number(thread.serial).Number(thread.tid).Number(thread.cost).End();
   }
 
-  // Routines with at least one recorded activation in some thread, or named
-  // by input sources.
-  InternalVector<bool> in_sources;
-  in_sources.resize(c.routines->size());
-  MarkRoutinesInSources(engine, in_sources);
+  // Routines with a recorded activation or call in some thread, or named by
+  // input sources.
+  InternalVector<bool> reported;
+  reported.resize(c.routines->size());
+  FindReportedRoutines(engine, reported);
+  MarkRoutinesInSources(engine, reported);
   for (RoutineId id = 0; id < c.routines->size(); ++id) {
-    bool recorded = in_sources[id];
-    for (size_t i = 0; i < engine.thread_record_count() && !recorded; ++i) {
-      const InternalVector<RoutineTotals>& totals = engine.thread_record(i).profile.routines();
-      recorded = id < totals.size() && totals[id].calls > 0;
-    }
-    if (!recorded) continue;
+    if (!reported[id]) continue;
     const RoutineInfo& r = c.routines->info(id);
     out.Tag("routine").Number(id).Address(r.entry).Text(r.object).Text(r.name).Text(r.mangled);
     out.Address(r.object_address).Text(r.file).Number(r.line).End();
@@ -288,6 +316,8 @@ void WriteRecords(RecordWriter& out, const ReportContext& c) {
     WriteTuples(out, engine.thread_record(i), InputMetric::kTrms, "trms");
   for (size_t i = 0; i < engine.thread_record_count(); ++i)
     WriteTuples(out, engine.thread_record(i), InputMetric::kRms, "rms");
+  for (size_t i = 0; i < engine.thread_record_count(); ++i)
+    WriteCallEdges(out, engine.thread_record(i));
   if (engine.writers()) WriteSources(out, engine);
 
   const u64 records = out.records();

@@ -176,7 +176,8 @@ void CallTracker::CompleteAllStacks(ThreadCalls& t) {
   }
   // The suspended stacks: every frame has its earlier runs.
   for (CallStack* s : t.stacks) {
-    for (size_t i = s->earlier.size(); i-- > 0;) engine_.CompleteSuspended(s->earlier[i]);
+    for (size_t i = s->earlier.size(); i-- > 0;)
+      engine_.CompleteSuspended(s->earlier[i], i > 0 ? s->earlier[i - 1].routine : kNoCaller);
     s->frames.clear();
     s->earlier.clear();
   }

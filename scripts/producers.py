@@ -14,4 +14,4 @@ import sys
 from aprof_trms import cli
 
 if __name__ == "__main__":
-    sys.exit(cli.run_command("sources"))
+    sys.exit(cli.run_command("producers"))

@@ -112,11 +112,14 @@ void Engine::Return() {
 void Engine::CompleteTopActivation(LiveThread& thread, const ActivationResult* earlier) {
   ActivationResult result = thread.stack.Pop(thread.record->cost);
   if (earlier) AddRun(result, *earlier);
-  Record(*thread.record, result);
+  // The parent is the activation it ran on top of: for a signal handler the
+  // interrupted routine, for a resumed coroutine frame the resumer.
+  const RoutineId caller = thread.stack.depth() > 0 ? thread.stack.top().routine : kNoCaller;
+  Record(*thread.record, result, caller);
 }
 
-void Engine::Record(ThreadRecord& record, const ActivationResult& result) {
-  record.profile.RecordActivation(result, recording_);
+void Engine::Record(ThreadRecord& record, const ActivationResult& result, RoutineId caller) {
+  record.profile.RecordActivation(result, recording_, caller);
   if (recording_ && observer_) observer_(observer_context_, record, result);
 }
 
@@ -135,9 +138,9 @@ void Engine::Return(const ActivationResult& earlier) {
   CompleteTopActivation(*current_, &earlier);
 }
 
-void Engine::CompleteSuspended(const ActivationResult& runs) {
+void Engine::CompleteSuspended(const ActivationResult& runs, RoutineId caller) {
   current_->record->profile.RecordCall(runs.routine);
-  Record(*current_->record, runs);
+  Record(*current_->record, runs, caller);
 }
 
 // --- Memory accesses -----------------------------------------------------------

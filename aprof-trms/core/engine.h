@@ -145,8 +145,10 @@ class Engine {
   // Completes the top activation, whose earlier runs measured `earlier`.
   void Return(const ActivationResult& earlier);
   // Records an activation that was suspended and will not run again (its
-  // thread exits, the program ends); `runs` sums what its runs measured.
-  void CompleteSuspended(const ActivationResult& runs);
+  // thread exits, the program ends); `runs` sums what its runs measured,
+  // `caller` is the routine of the frame below it on its stack (kNoCaller
+  // for the stack's first frame).
+  void CompleteSuspended(const ActivationResult& runs, RoutineId caller);
 
   // --- Introspection -------------------------------------------------------
   const EngineOptions& options() const { return options_; }
@@ -218,7 +220,7 @@ class Engine {
   static void Fill(ShadowMemory& memory, uptr first, uptr last, Timestamp value);
   // earlier: what the activation's earlier runs measured, if it was suspended.
   void CompleteTopActivation(LiveThread& thread, const ActivationResult* earlier = nullptr);
-  void Record(ThreadRecord& record, const ActivationResult& result);
+  void Record(ThreadRecord& record, const ActivationResult& result, RoutineId caller);
   // Cells [first, last] covered by an access; false if none is tracked.
   bool CellRange(uptr address, uptr size, uptr* first, uptr* last);
   LiveThread* LiveThreadOf(ThreadId tid) {

@@ -24,7 +24,7 @@ RoutineTotals& ThreadProfile::TotalsOf(RoutineId routine) {
 
 void ThreadProfile::RecordCall(RoutineId routine) { ++TotalsOf(routine).pending; }
 
-void ThreadProfile::RecordActivation(const ActivationResult& a, bool record) {
+void ThreadProfile::RecordActivation(const ActivationResult& a, bool record, RoutineId caller) {
   RoutineTotals& totals = TotalsOf(a.routine);
   const bool outermost = --totals.pending == 0;
   if (!record) return;
@@ -34,6 +34,11 @@ void ThreadProfile::RecordActivation(const ActivationResult& a, bool record) {
   ++totals.calls;
   totals.self_cost += a.self_cost;
   if (outermost) totals.cumulative_cost += a.cost;
+  if (caller != kNoCaller) {
+    CallEdgeTotals& edge = edges_.FindOrInsert({caller, a.routine});
+    ++edge.calls;
+    edge.inclusive_cost += a.cost;
+  }
 }
 
 }  // namespace aprof

@@ -1,7 +1,7 @@
 // Per-thread profile: for each routine and each input size, aggregates of
 // the activations that had that input size; one table per input metric
 // (TRMS and RMS) so both plots come from the same run. Plus per-routine
-// totals.
+// totals and the caller-to-callee edges of the call graph.
 #ifndef APROF_CORE_PROFILE_TABLE_H
 #define APROF_CORE_PROFILE_TABLE_H
 
@@ -58,6 +58,35 @@ struct ProfileKeyTraits {
 
 using InputSizeTable = HashMap<ProfileKey, InputSizeTuple, ProfileKeyTraits>;
 
+// The caller of an activation that no routine called: the first routine of
+// a thread (or of a suspended coroutine stack completed at exit).
+constexpr RoutineId kNoCaller = ~RoutineId{0};
+
+struct CallEdgeKey {
+  RoutineId caller;
+  RoutineId callee;
+};
+
+struct CallEdgeKeyTraits {
+  static u64 Hash(const CallEdgeKey& k) {
+    return MixHash((static_cast<u64>(k.caller) << 32) | k.callee);
+  }
+  static bool Equal(const CallEdgeKey& a, const CallEdgeKey& b) {
+    return a.caller == b.caller && a.callee == b.callee;
+  }
+};
+
+// The completed activations of `callee` whose parent was an activation of
+// `caller` (like callgrind's calls= lines).
+struct CallEdgeTotals {
+  u64 calls;
+  // Sum of the callees' cumulative costs: each activation counts, so the
+  // nested activations of a recursive edge count again.
+  u64 inclusive_cost;
+};
+
+using CallEdgeTable = HashMap<CallEdgeKey, CallEdgeTotals, CallEdgeKeyTraits>;
+
 struct RoutineTotals {
   u64 calls;
   u64 self_cost;
@@ -76,14 +105,17 @@ class ThreadProfile {
 
   void RecordCall(RoutineId routine);
   // Every call is matched by one completion; `record` says whether the
-  // completed activation enters the tables and totals.
-  void RecordActivation(const ActivationResult& a, bool record = true);
+  // completed activation enters the tables, totals and edges. `caller`: the
+  // routine of the parent activation, or kNoCaller.
+  void RecordActivation(const ActivationResult& a, bool record = true,
+                        RoutineId caller = kNoCaller);
 
   const InputSizeTable& table(InputMetric metric) const {
     return tables_[static_cast<u32>(metric)];
   }
   // Indexed by RoutineId; routines never called in this thread have calls 0.
   const InternalVector<RoutineTotals>& routines() const { return routines_; }
+  const CallEdgeTable& edges() const { return edges_; }
 
   // --input-sources: one more induced read by `consumer` of a cell whose
   // latest write was `writer`'s.
@@ -98,6 +130,7 @@ class ThreadProfile {
   InputSizeTable tables_[kInputMetricCount];
   InternalVector<RoutineTotals> routines_;
   SourceCounts sources_;
+  CallEdgeTable edges_;
 };
 
 }  // namespace aprof

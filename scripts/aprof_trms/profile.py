@@ -27,7 +27,7 @@ import os
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import report as aprof_report
-from . import sources as aprof_sources
+from . import producers as aprof_sources
 
 __all__ = ["ProfileError", "Point", "RoutineProfile", "Profile", "merge", "report_files",
            "load_profile"]
@@ -121,7 +121,7 @@ class Profile:
     total_cost: int  # over all threads of all reports
     routines: Dict[RoutineKey, RoutineProfile]
     # --input-sources=yes reports: each routine's own induced reads by
-    # producer (aprof_trms.sources; empty otherwise).
+    # producer (aprof_trms.producers; empty otherwise).
     sources: aprof_sources.SourceCounts = dataclasses.field(default_factory=dict)
 
     def find(self, pattern: str) -> List[RoutineProfile]:

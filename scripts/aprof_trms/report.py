@@ -1,4 +1,4 @@
-"""Reader of aprof-trms reports (format versions 1 and 2, docs/report-format.md).
+"""Reader of aprof-trms reports (format versions 1 to 3, docs/report-format.md).
 
 Python 3 standard library only. Every analysis script reads reports through
 this module:
@@ -33,15 +33,15 @@ __all__ = [
     "Header", "Thread", "Routine", "Totals", "CostTuple", "ThreadSource", "KernelSource",
     "Report",
     "load", "loads", "unescape", "escape",
-    "routines_named", "routine_named", "activations", "totals", "tuples",
-    "consistency_problems",
+    "CallEdge", "routines_named", "routine_named", "activations", "totals", "tuples",
+    "callers_and_callees", "consistency_problems",
 ]
 
 MAGIC = "aprof-trms-report"
-FORMAT_VERSION = 2
 FORMAT_VERSION = 3
 # Older versions this reader still reads, with their field counts that differ.
-# Version 3 added the optional input-sources records (--input-sources=yes).
+# Version 3 added the optional call records and input-sources records
+# (--input-sources=yes); version 2 has neither.
 _OLD_FIELD_COUNTS = {1: {"routine": 5}, 2: {}}
 METRICS = ("trms", "rms")
 COST_METRICS = ("bb", "instructions")
@@ -153,6 +153,17 @@ class KernelSource:
     reads: int
 
 
+@dataclasses.dataclass(frozen=True)
+class CallEdge:
+    """Completed activations of `callee` whose parent activation was one of
+    `caller` (since format version 3)."""
+    thread: int            # thread serial; 0 when merged over threads
+    caller: int            # routine id
+    callee: int            # routine id
+    calls: int
+    inclusive_cost: int    # sum of the callee activations' cumulative costs
+
+
 @dataclasses.dataclass
 class Report:
     path: str
@@ -168,6 +179,8 @@ class Report:
         dataclasses.field(default_factory=dict)
     kernel_sources: Dict[Tuple[int, Optional[int], str], KernelSource] = \
         dataclasses.field(default_factory=dict)
+    # By (thread, caller, callee); empty in reports older than version 3.
+    calls: Dict[Tuple[int, int, int], CallEdge] = dataclasses.field(default_factory=dict)
 
     def metric(self, name: str) -> Dict[Tuple[int, int, int], CostTuple]:
         if name not in METRICS:
@@ -225,7 +238,7 @@ _TAGS = {
     "shadow-peak-bytes": (1, 7.5),  # after trms-tracking, before thread
     "input-sources": (1, 7.7),
     "thread": (3, 8), "routine": (8, 9), "totals": (5, 10),
-    "trms": (11, 11), "rms": (11, 12),
+    "trms": (11, 11), "rms": (11, 12), "call": (5, 12.2),
     "thread-source": (5, 12.3), "kernel-source": (4, 12.6), "end": (1, 13),
 }
 _LAST_HEADER_RANK = 7.7
@@ -257,7 +270,9 @@ class _Parser:
         self.metrics: Dict[str, Dict[Tuple[int, int, int], CostTuple]] = {"trms": {}, "rms": {}}
         self.thread_sources: Dict[tuple, ThreadSource] = {}
         self.kernel_sources: Dict[tuple, KernelSource] = {}
-        self.last_tuple_key: Optional[tuple] = None
+        self.calls: Dict[Tuple[int, int, int], CallEdge] = {}
+        self.last_call_key: Optional[Tuple[int, int, int]] = None
+        self.last_tuple_key: Optional[Tuple[int, int, int]] = None
         self.last_tuple_tag = ""
         self.rank = -1
         self.last_tag = ""
@@ -495,6 +510,20 @@ class _Parser:
         self.source_key_in_order(tag, (thread, routine), allow_equal=True)
         self.kernel_sources[key] = KernelSource(*key, reads)
 
+    def rec_call(self, tag, args):
+        edge = CallEdge(*(self.int_field(tag, w, a) for w, a in zip(
+            ("thread", "caller", "callee", "calls", "inclusive cost"), args)))
+        self.thread_ref(tag, edge.thread)
+        self.routine_ref(tag, edge.caller)
+        self.routine_ref(tag, edge.callee)
+        key = (edge.thread, edge.caller, edge.callee)
+        if self.last_call_key is not None and key <= self.last_call_key:
+            what = "duplicate" if key == self.last_call_key else "not sorted by thread, caller, callee:"
+            raise self.error(f"'{tag}' record {what} (thread {edge.thread}, caller {edge.caller}, "
+                             f"callee {edge.callee}) after {self.last_call_key}")
+        self.last_call_key = key
+        self.calls[key] = edge
+
     def rec_end(self, tag, args):
         n = self.int_field(tag, "record count", args[0])
         if n != self.lineno - 1:
@@ -515,7 +544,7 @@ class _Parser:
                         h.get("input_sources", False))
         return Report(self.path, header, self.threads, self.routines, self.totals,
                       self.metrics["trms"], self.metrics["rms"],
-                      self.thread_sources, self.kernel_sources)
+                      self.thread_sources, self.kernel_sources, self.calls)
 
 
 def _parse(lines: Iterable[str], path: str, tuple_sink: Optional[TupleSink] = None) -> Report:
@@ -634,6 +663,26 @@ def tuples(report: Report, metric: str, routine: Union[Routine, int],
     return out
 
 
+def callers_and_callees(report: Report, routine: Union[Routine, int],
+                        thread: Optional[int] = None) -> Tuple[List[CallEdge], List[CallEdge]]:
+    """The call edges into the routine (its callers) and out of it (its
+    callees), merged over threads (thread = 0) unless `thread` selects one,
+    each list by decreasing inclusive cost. Both are empty for reports
+    without call records (format versions 1 and 2)."""
+    rid = _routine_id(routine)
+    merged: Dict[Tuple[int, int], CallEdge] = {}
+    for (th, caller, callee), e in report.calls.items():
+        if rid not in (caller, callee) or (thread is not None and th != thread):
+            continue
+        key = (caller, callee)
+        before = merged.get(key)
+        merged[key] = CallEdge(0 if thread is None else th, caller, callee,
+                               e.calls + (before.calls if before else 0),
+                               e.inclusive_cost + (before.inclusive_cost if before else 0))
+    order = sorted(merged.values(), key=lambda e: (-e.inclusive_cost, e.caller, e.callee))
+    return ([e for e in order if e.callee == rid], [e for e in order if e.caller == rid])
+
+
 # ---------------------------------------------------------------------------
 # Relations every correct report satisfies.
 # ---------------------------------------------------------------------------
@@ -646,7 +695,8 @@ def consistency_problems(report: Report) -> List[str]:
     the same activations as `totals` (calls, self cost), each activation's
     RMS <= TRMS (in sum), the cumulative cost of outermost activations is
     between the largest activation and the sum of all of them and within the
-    thread's total cost; every routine has activations."""
+    thread's total cost; every routine has activations; the call edges into
+    a routine count at most its activations in that thread."""
     problems: List[str] = []
     per: Dict[Tuple[str, int, int], List[int]] = {}
 
@@ -710,12 +760,23 @@ def consistency_problems(report: Report) -> List[str]:
     for th, s in self_per_thread.items():
         if s > report.threads[th].total_cost:
             bad(f"thread {th}: self costs sum to {s} > thread total cost {report.threads[th].total_cost}")
+    calls_into: Dict[Tuple[int, int], int] = {}
+    for (th, caller, callee), e in report.calls.items():
+        if e.calls < 1:
+            bad(f"call edge (thread {th}, {caller} -> {callee}): calls = 0")
+        calls_into[(th, callee)] = calls_into.get((th, callee), 0) + e.calls
+    for (th, callee), n in calls_into.items():
+        recorded = report.totals.get((th, callee))
+        if n > (recorded.calls if recorded else 0):
+            bad(f"thread {th}, routine {callee}: its call edges count {n} calls, more than its "
+                f"{recorded.calls if recorded else 0} activations")
     with_totals = {rid for (_, rid) in report.totals}
     with_totals.update(s.routine for s in report.thread_sources.values())
     with_totals.update(s.producer_routine for s in report.thread_sources.values())
     with_totals.update(s.routine for s in report.kernel_sources.values())
+    callers = {caller for (_, caller, _) in report.calls}
     for rid in report.routines:
-        if rid not in with_totals:
+        if rid not in with_totals and rid not in callers:
             bad(f"routine {rid} ({report.routines[rid].name}) has no activation")
     return problems
 
@@ -729,7 +790,7 @@ def _summary(report: Report) -> str:
     return (f"{report.path}: {h.tool} {h.tool_version}, pid {h.pid}, "
             f"command {' '.join(h.command)!r}, {len(report.threads)} threads, "
             f"{len(report.routines)} routines, {len(report.trms)} trms and "
-            f"{len(report.rms)} rms tuples, cost {h.cost_metric}, "
+            f"{len(report.rms)} rms tuples, {len(report.calls)} call edges, cost {h.cost_metric}, "
             f"resolution {h.memory_resolution}, syscall input {h.syscall_input}"
             + ("" if h.trms_tracking else ", RMS only (TRMS not tracked)"))
 

@@ -9,14 +9,16 @@ APROF_MAKE_JOBS=${APROF_MAKE_JOBS:-2}
 
 # Debian 12 packages: toolchain, Valgrind (headers + core libraries), test and
 # benchmark libraries, Python analysis stack, and the real programs the tool
-# tests profile (gzip is essential; sqlite3 is compared with callgrind),
+# tests profile (gzip is essential; sqlite3 is compared with callgrind;
+# MariaDB and vips are the case studies, tests/tool/test_case_studies.py),
 # man-db to check the installed manual page, and the headless browser that
-# tests the HTML report (chromium, chromium-driver, python3-selenium).
+# tests the HTML report (chromium, chromium-driver, python3-selenium); ccache
+# speeds up the rebuilds of `make mutation-check`.
 APROF_DEBIAN_PACKAGES=(
-  build-essential autoconf automake pkg-config valgrind
+  build-essential autoconf automake pkg-config valgrind ccache
   libgtest-dev googletest libbenchmark-dev
   python3-pytest python3-matplotlib python3-numpy python3-scipy
-  sqlite3
+  sqlite3 mariadb-server mariadb-client libvips-tools
   man-db
   chromium chromium-driver python3-selenium
 )

@@ -655,6 +655,25 @@ def wait_until_ready(server: subprocess.Popen, probe: List[str], timeout: float,
         time.sleep(0.25)
 
 
+def stop_server(proc: subprocess.Popen, stop: List[str], timeout: float,
+                die: Callable[..., NoReturn]) -> None:
+    """Asks the server to exit (`stop`, a native client) and waits until it has."""
+    run_client(stop, timeout, die)
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        die("the server did not exit within %d s of its shutdown" % timeout)
+
+
+def kill_server(proc: subprocess.Popen) -> None:
+    """Kills the server's process group (GNU time, Valgrind, the server), if
+    still running: SIGKILL, since a server stuck under Valgrind may ignore
+    SIGTERM. The server must have been started in a session of its own."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
 def run_server(argv: List[str], env: Dict[str, str], case: Case, inputs: Inputs,
                report_dir: str, have_time: bool, timeout: float, quiet_key=None) -> Run:
     """Runs the server argv once: start, wait until ready, time the load, stop.
@@ -688,16 +707,9 @@ def run_server(argv: List[str], env: Dict[str, str], case: Case, inputs: Inputs,
             start = time.monotonic()
             run_client(server.load(inputs, case.threads), timeout, die)
             seconds = time.monotonic() - start
-            run_client(server.stop(inputs), timeout, die)
-            try:
-                proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                die("the server did not exit within %d s of its shutdown" % timeout)
+            stop_server(proc, server.stop(inputs), timeout, die)
         finally:
-            if proc.poll() is None:
-                # SIGKILL: a server stuck under Valgrind may ignore SIGTERM.
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+            kill_server(proc)
         if proc.returncode != 0:
             die("the server exited with status %d" % proc.returncode)
         stderr_file.seek(0)

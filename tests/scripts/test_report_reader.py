@@ -37,6 +37,8 @@ BIG = 2 ** 150 + 12345  # sums of squares may exceed 64 bits
 HEADER_V2 = ["aprof-trms-report\t2"] + HEADER[1:]
 ROUTINE_V2 = "routine\t7\t0x401136\t/home/u/consumer\tconsume_data\tconsume_data\t0x401136\tsrc/consumer.c\t42"
 EXAMPLE_BODY_V2 = [ROUTINE_V2 if line.startswith("routine") else line for line in EXAMPLE_BODY]
+# Version 3: the same records plus optional call records (call graph edges).
+HEADER_V3 = ["aprof-trms-report\t3"] + HEADER[1:]
 
 def report_text(body, header=HEADER, end=True):
     lines = list(header) + list(body)
@@ -135,7 +137,7 @@ def test_spec_example_file_matches_docs():
     with open(doc, encoding="utf-8") as f:
         text = f.read()
     block = re.search(r"## Example\s*```\n(.*?)```", text, re.S).group(1)
-    assert block == report_text(EXAMPLE_BODY_V2, header=["aprof-trms-report\t3"] + HEADER[1:])
+    assert block == report_text(EXAMPLE_BODY_V2, header=HEADER_V3)
     assert ar.consistency_problems(ar.loads(block)) == []
 
 
@@ -574,3 +576,61 @@ def test_file_errors_name_their_line(tmp_path):
     bad.write_bytes(data[:-1])
     with pytest.raises(ar.ReportError, match=r":14: last line is not terminated"):
         ar.load(bad)
+
+
+# ---------------------------------------------------------------------------
+# Version 3: call records.
+# ---------------------------------------------------------------------------
+
+def call_graph_body():
+    """main (1) calls f (2) twice and g (5) once; f calls g once."""
+    routines = [
+        "routine\t1\t0x401000\t/bin/prog\tmain\tmain\t0x401000\tprog.c\t1",
+        "routine\t2\t0x401200\t/bin/prog\tf\tf\t0x401200\tprog.c\t9",
+        "routine\t5\t0x401400\t/bin/prog\tg\tg\t0x401400\tprog.c\t20",
+    ]
+    body = [line for line in rich_body() if not line.startswith("routine")]
+    return (body[:2] + routines + body[2:]
+            + ["call\t1\t1\t2\t2\t400", "call\t1\t2\t2\t1\t100",
+               "call\t2\t2\t5\t1\t10"])
+
+
+def test_version_3_call_records():
+    r = parse(report_text(call_graph_body(), header=HEADER_V3))
+    assert r.header.version == 3
+    assert r.calls[(1, 1, 2)] == ar.CallEdge(1, 1, 2, 2, 400)
+    assert ar.consistency_problems(r) == []
+    callers, callees = ar.callers_and_callees(r, 2)
+    assert callers == [ar.CallEdge(0, 1, 2, 2, 400), ar.CallEdge(0, 2, 2, 1, 100)]
+    assert callees == [ar.CallEdge(0, 2, 2, 1, 100), ar.CallEdge(0, 2, 5, 1, 10)]
+    assert ar.callers_and_callees(r, 2, thread=2) == ([], [ar.CallEdge(2, 2, 5, 1, 10)])
+    # Older reports have no call graph.
+    assert parse(report_text(EXAMPLE_BODY_V2, header=HEADER_V2)).calls == {}
+    assert ar.callers_and_callees(parse(report_text(EXAMPLE_BODY)), 7) == ([], [])
+
+
+@pytest.mark.parametrize("line,pattern", [
+    ("call\t1\t1\t2\t2", "'call' record needs 5 field"),
+    ("call\t3\t1\t2\t2\t400", "undefined thread 3"),
+    ("call\t1\t9\t2\t2\t400", "undefined routine 9"),
+    ("call\t1\t1\t2\t2\tx", "inclusive cost is not an unsigned"),
+    ("call\t1\t2\t2\t1\t100", "duplicate"),
+    ("call\t1\t1\t1\t1\t100", "not sorted by thread, caller, callee"),
+])
+def test_call_record_errors(line, pattern):
+    body = call_graph_body()
+    body.insert(len(body) - 1, line)
+    expect_error(report_text(body, header=HEADER_V3), len(HEADER_V3) + len(body) - 1, pattern)
+
+
+def test_call_records_out_of_place():
+    body = call_graph_body()
+    body.insert(8, body.pop())  # a call record before the totals
+    expect_error(report_text(body, header=HEADER_V3), len(HEADER_V3) + 10, "out of order")
+
+
+def test_call_edges_counting_more_than_the_activations_are_a_problem():
+    body = [line.replace("call\t1\t1\t2\t2\t400", "call\t1\t1\t2\t3\t400")
+            for line in call_graph_body()]
+    problems = ar.consistency_problems(parse(report_text(body, header=HEADER_V3)))
+    assert len(problems) == 1 and "call edges count 4 calls, more than its 3" in problems[0]

@@ -1,5 +1,5 @@
 """Input sources in reports (--input-sources=yes): the reader's thread-source
-and kernel-source records, and scripts/aprof_trms/sources.py (top producers,
+and kernel-source records, and scripts/aprof_trms/producers.py (top producers,
 the producers command and its graph)."""
 import os
 import re
@@ -11,7 +11,7 @@ SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "
 sys.path.insert(0, os.path.normpath(SCRIPTS))
 from aprof_trms import profile as ap  # noqa: E402
 from aprof_trms import report as ar  # noqa: E402
-from aprof_trms import sources  # noqa: E402
+from aprof_trms import producers as sources  # noqa: E402
 
 DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "report-format.md")
 

@@ -51,7 +51,12 @@ def test_collection_control_with_client_requests(tmp_path):
     for r in (a, b):
         assert ar.activations(r, routine(r, "inside", prog)) == 7
         assert ar.routines_named(r, "after", prog) == []
-        assert ar.routines_named(r, "main", prog) == []
+        # main completes after the stop request: no activation recorded, but
+        # it is the caller of the recorded inside() calls (a call record).
+        main = routine(r, "main", prog)
+        assert ar.activations(r, main) == 0
+        callers, _ = ar.callers_and_callees(r, routine(r, "inside", prog))
+        assert [(e.caller, e.calls) for e in callers] == [(main.id, 7)]
     # Memory is tracked while collection is off: inside() has the same
     # input sizes and costs either way, and reads the 64 ints of the table.
     for metric in ("rms", "trms"):

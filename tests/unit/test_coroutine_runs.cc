@@ -177,7 +177,8 @@ class CoroutinePair {
     }
     for (const Stack& stack : suspended_) {
       for (size_t i = stack.size(); i-- > 0;) {
-        suspending_.CompleteSuspended(stack[i].earlier);
+        suspending_.CompleteSuspended(stack[i].earlier,
+                                      i > 0 ? stack[i - 1].earlier.routine : kNoCaller);
         suspending_ids_.push_back(stack[i].id);
       }
     }

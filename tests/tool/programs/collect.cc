@@ -13,7 +13,8 @@
    Exact activation counts in the report:
      --collect-atstart=yes (default): before 5, inside 7, after absent;
      --collect-atstart=no:            before absent, inside 7, after absent.
-   main and everything that completes after the STOP request is absent. */
+   main and everything that completes after the STOP request has no
+   activation in the report (main appears as the caller of inside()). */
 #include "aprof-trms.h"
 #include "progs.h"
 

@@ -10,9 +10,9 @@ counted by producer: another thread's routine that made the latest write
 of the cell, or the system call through which the kernel wrote it
 (docs/report-format.md, thread-source and kernel-source records).
 
-    from aprof_trms import profile, sources
+    from aprof_trms import profile, producers
     prof = profile.load_profile(["aprof-trms.out.4242"])
-    for producer, reads in sources.top_producers(prof, routine_key, 5):
+    for producer, reads in producers.top_producers(prof, routine_key, 5):
         print(producer.label, reads)
 
 The `producers` command prints, for the consumers with the most induced

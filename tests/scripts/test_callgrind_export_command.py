@@ -1,0 +1,86 @@
+# Tests of the callgrind-export command (scripts/aprof_trms/callgrind_export.py)
+# on synthetic and hand-written reports; tests/tool/test_callgrind_export.py
+# reads real exports back with callgrind_annotate.
+#
+# Copyright (C) 2026, the aprof-trms authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+import io
+import os
+import subprocess
+import sys
+
+import synthetic
+from aprof_trms import callgrind_export
+from aprof_trms import report as aprof_report
+
+COMMAND = os.path.join(synthetic.SCRIPTS, "callgrind-export.py")
+
+
+def run(*args, cwd=None):
+    return subprocess.run([sys.executable, COMMAND, *map(str, args)], capture_output=True,
+                          text=True, cwd=cwd)
+
+
+def test_version_usage_and_bad_input(tmp_path):
+    r = run("--version")
+    assert r.returncode == 0 and r.stdout.strip() == "callgrind-export.py (aprof-trms) 0.1.0"
+    r = run("--no-such-option")
+    assert r.returncode == 2 and "usage:" in r.stderr
+    r = run(tmp_path / "missing", "-o", tmp_path / "out")
+    assert r.returncode == 1 and r.stderr.startswith("callgrind-export.py: error: ")
+    assert r.stderr.count("\n") == 1
+    truncated = tmp_path / "truncated"
+    truncated.write_text("aprof-trms-report\t3\n")
+    r = run(truncated, "-o", tmp_path / "out")
+    assert r.returncode == 1 and f"{truncated}:2:" in r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_synthetic_report_without_call_graph(tmp_path):
+    routines = [synthetic.Routine("quadratic", synthetic.COSTS["n^2"], synthetic.sizes(5)),
+                synthetic.Routine("linear", synthetic.COSTS["n"], synthetic.sizes(5))]
+    path = synthetic.write_report(tmp_path / "aprof-trms.out.4242", routines, threads=2)
+    r = run(path, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    text = (tmp_path / "callgrind.out.4242").read_text()
+    report = aprof_report.load(path)
+    total = sum(t.total_cost for t in report.threads.values())
+    sums = callgrind_export.routine_sums(report)
+    assert f"summary: {total} " in text
+    assert "calls=" not in text  # synthetic reports have no call records
+    # One cost line per function; their first column adds up to the total.
+    lines = [line.split() for line in text.splitlines() if line[:1].isdigit()]
+    assert sum(int(f[1]) for f in lines) == total
+    assert sorted(int(f[2]) for f in lines if int(f[2])) == sorted(s[1] for s in sums.values())
+    # Standard output gives the same text.
+    assert run(path, "-o", "-").stdout == text
+
+
+def test_call_lines_and_name_clashes():
+    body = [
+        "thread\t1\t1\t1000",
+        "routine\t1\t0x401000\t/bin/p\tmain\tmain\t0x1000\tp.c\t3",
+        "routine\t2\t0x401100\t/bin/p\tf\tf\t0x1100\tp.c\t9",
+        "routine\t3\t0x7f00\t/lib/q.so\tf\tf\t0x700\tp.c\t9",
+        "totals\t1\t1\t1\t100\t1000",
+        "totals\t1\t2\t2\t600\t600",
+        "totals\t1\t3\t1\t300\t300",
+    ]
+    for tag in ("trms", "rms"):
+        body += [f"{tag}\t1\t1\t5\t1\t1000\t1000\t1000\t1000000\t100\t0\t0",
+                 f"{tag}\t1\t2\t4\t2\t300\t300\t600\t180000\t600\t0\t0",
+                 f"{tag}\t1\t3\t2\t1\t300\t300\t300\t90000\t300\t0\t0"]
+    body += ["call\t1\t1\t2\t2\t600", "call\t1\t1\t3\t1\t300"]
+    header = ["aprof-trms-report\t3", "tool\taprof-trms\t0.1.0\t3.19.0", "command\t./p",
+              "pid\t7\t1", "cost-metric\tinstructions", "memory-resolution\t4",
+              "syscall-input\tall"]
+    lines = header + body
+    text = "".join(line + "\n" for line in lines) + f"end\t{len(lines)}\n"
+    report = aprof_report.loads(text)
+    out = io.StringIO()
+    callgrind_export.export(report, out)
+    cg = out.getvalue()
+    assert "events: Ir TRMS RMS Induced\n" in cg
+    assert "fn=(3) main\n3 100 5 5 0\n" in cg
+    assert " f [p+0x1100]\n" in cg and " f [q.so+0x700]\n" in cg
+    assert "calls=2 9\n3 600 0 0 0\n" in cg and "calls=1 9\n3 300 0 0 0\n" in cg
