@@ -574,3 +574,30 @@ def test_file_errors_name_their_line(tmp_path):
     bad.write_bytes(data[:-1])
     with pytest.raises(ar.ReportError, match=r":14: last line is not terminated"):
         ar.load(bad)
+
+
+@pytest.mark.parametrize("block", [1, 7, 64])
+def test_reading_in_blocks_changes_nothing(tmp_path, monkeypatch, block):
+    # load() decodes the file in blocks (report._BLOCK_BYTES) that end at a
+    # line's end: lines split across blocks, errors in a later block and the
+    # lines before a bad byte must read as with one block for the file.
+    data = report_text(rich_body()).encode("utf-8")
+    path = tmp_path / "r"
+
+    def outcome(content: bytes):
+        path.write_bytes(content)
+        try:
+            return ar.load(path)
+        except ar.ReportError as e:
+            return str(e)
+
+    cases = [data, data[:-1], data[:len(data) // 2], data + b"x",
+             data.replace(b"ns::f(int)", b"ns::\xff(int)"),
+             # A syntax error before a bad byte is named first.
+             data.replace(b"thread\t2", b"thread\tx", 1).replace(b"\nend\t", b"\n\xffnd\t")]
+    whole = [outcome(c) for c in cases]
+    monkeypatch.setattr(ar, "_BLOCK_BYTES", block)
+    assert [outcome(c) for c in cases] == whole
+    assert isinstance(whole[0], ar.Report) and whole[0].trms
+    assert all(isinstance(w, str) for w in whole[1:]), whole
+    assert ":11: invalid UTF-8" in whole[4] and "'thread' record" in whole[5]
