@@ -223,13 +223,15 @@ def thread_roots(report: aprof_report.Report, sums: Optional[RootSums] = None) -
 
 def routine_stats(r: aprof_profile.RoutineProfile) -> RoutineStats:
     """The numbers of a routine, its trms points read once (not once per sum)."""
-    sum_trms = thread_induced = external = 0
+    sum_trms = thread_induced = external = sum_rms = 0
     for size, p in r.trms.items():
         sum_trms += size * p.calls
         thread_induced += p.sum_thread_induced
         external += p.sum_external
+    for size, p in r.rms.items():
+        sum_rms += size * p.calls
     return RoutineStats(r.name, r.calls, r.cumulative_cost, len(r.trms), len(r.rms),
-                        sum_trms, r.sum_rms, thread_induced, external)
+                        sum_trms, sum_rms, thread_induced, external)
 
 
 def _program(label: str, profile: aprof_profile.Profile, roots: List[ThreadRoot],

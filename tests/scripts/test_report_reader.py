@@ -564,7 +564,7 @@ def test_tuple_sink_receives_every_tuple_instead_of_the_report(tmp_path):
 
 
 def test_file_errors_name_their_line(tmp_path):
-    # load() reads the file line by line: the line of a bad byte, and a
+    # load() reads the file in blocks, not whole: the line of a bad byte, and a
     # truncated last line, are still named.
     data = report_text(EXAMPLE_BODY).encode("utf-8")
     bad = tmp_path / "bad"
