@@ -52,6 +52,7 @@ be written; an unknown format), 2 bad usage.
 import argparse
 import collections
 import dataclasses
+import functools
 import os
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -175,67 +176,111 @@ class Program:
         return sum(r.external for r in self.roots)
 
 
-def thread_roots(report: aprof_report.Report) -> List[ThreadRoot]:
+RootSums = Dict[Tuple[int, int], List[int]]   # (thread, routine) -> [thread-induced, external, sum of activation costs]
+
+
+def add_root_sums(sums: RootSums, metric: str, t: aprof_report.CostTuple) -> None:
+    """Adds a trms record to the per-thread sums that thread_roots reads
+    (an rms record adds nothing)."""
+    if metric != "trms":
+        return
+    s = sums.get((t.thread, t.routine))
+    if s is None:
+        s = sums[(t.thread, t.routine)] = [0, 0, 0]
+    s[0] += t.sum_thread_induced
+    s[1] += t.sum_external
+    s[2] += t.sum_cost
+
+
+def thread_roots(report: aprof_report.Report, sums: Optional[RootSums] = None) -> List[ThreadRoot]:
     """Per thread, the routine whose induced reads count each induced read of
-    the thread once (module docstring)."""
-    # (thread, routine) -> [thread-induced, external, sum of activation costs]
-    sums: Dict[Tuple[int, int], List[int]] = collections.defaultdict(lambda: [0, 0, 0])
-    for (thread, routine, _), t in report.trms.items():
-        s = sums[(thread, routine)]
-        s[0] += t.sum_thread_induced
-        s[1] += t.sum_external
-        s[2] += t.sum_cost
+    the thread once (module docstring). `sums`: the add_root_sums of the
+    report's trms records when the report was read without them."""
+    if sums is None:
+        sums = {}
+        for t in report.trms.values():
+            add_root_sums(sums, "trms", t)
+    best: Dict[int, tuple] = {}   # thread -> (key, routine, ti, ext, cumulative)
+    for (thread, routine), (ti, ext, cost) in sums.items():
+        totals = report.totals.get((thread, routine))
+        cumulative = totals.cumulative_cost if totals else cost
+        if cost > cumulative:
+            continue  # recursive in this thread: nested activations counted twice
+        key = (ti + ext, cumulative, -routine)   # unique: a thread's routines differ
+        if thread not in best or key > best[thread][0]:
+            best[thread] = (key, routine, ti, ext, cumulative)
     roots = []
     for serial in sorted(report.threads):
-        best = None
-        for (thread, routine), (ti, ext, cost) in sums.items():
-            if thread != serial:
-                continue
-            totals = report.totals.get((thread, routine))
-            cumulative = totals.cumulative_cost if totals else cost
-            if cost > cumulative:
-                continue  # recursive in this thread: nested activations counted twice
-            key = (ti + ext, cumulative, -routine)
-            if best is None or key > best[0]:
-                best = (key, routine, ti, ext, cumulative)
         total = report.threads[serial].total_cost
-        if best is None:
+        if serial not in best:
             roots.append(ThreadRoot(report.path, serial, None, 0.0, 0, 0))
         else:
-            _, routine, ti, ext, cumulative = best
+            _, routine, ti, ext, cumulative = best[serial]
             roots.append(ThreadRoot(report.path, serial, report.routines[routine].name,
                                     cumulative / total if total else 1.0, ti, ext))
     return roots
+
+
+def routine_stats(r: aprof_profile.RoutineProfile) -> RoutineStats:
+    """The numbers of a routine, its trms points read once (not once per sum)."""
+    sum_trms = thread_induced = external = sum_rms = 0
+    for size, p in r.trms.items():
+        sum_trms += size * p.calls
+        thread_induced += p.sum_thread_induced
+        external += p.sum_external
+    for size, p in r.rms.items():
+        sum_rms += size * p.calls
+    return RoutineStats(r.name, r.calls, r.cumulative_cost, len(r.trms), len(r.rms),
+                        sum_trms, sum_rms, thread_induced, external)
+
+
+def _program(label: str, profile: aprof_profile.Profile, roots: List[ThreadRoot],
+             selection_args: argparse.Namespace) -> Program:
+    routines = [routine_stats(r) for r in select.select_routines(profile, selection_args).routines]
+    return Program(label, profile.paths, profile.cost_metric, routines, roots)
 
 
 def program_of(label: str, reports: List[aprof_report.Report],
                selection_args: argparse.Namespace) -> Program:
     """The program of these reports; its per-routine numbers cover the
     routines the selection options leave (all by default)."""
-    profile = aprof_profile.merge(reports)
-    routines = [RoutineStats(r.name, r.calls, r.cumulative_cost, len(r.trms), len(r.rms),
-                             r.sum_trms, r.sum_rms, r.thread_induced, r.external)
-                for r in select.select_routines(profile, selection_args).routines]
     roots = [root for rep in reports for root in thread_roots(rep)]
-    return Program(label, [rep.path for rep in reports], profile.cost_metric, routines, roots)
+    return _program(label, aprof_profile.merge(reports), roots, selection_args)
+
+
+def _load(inputs: Sequence[str]) -> Tuple[aprof_profile.Profile, List[ThreadRoot]]:
+    """The profile of the reports and their thread roots, each report read
+    once and never held whole (its trms records only summed per thread and
+    routine on the way)."""
+    roots: List[ThreadRoot] = []
+    sums: RootSums = {}
+
+    def report_read(rep: aprof_report.Report) -> None:
+        roots.extend(thread_roots(rep, sums))
+        sums.clear()
+
+    return aprof_profile.load_profile(inputs, functools.partial(add_root_sums, sums),
+                                     report_read), roots
+
+
+def _command_name(command: Tuple[str, ...]) -> str:
+    return os.path.basename(command[0]) if command else "?"
 
 
 def load_programs(inputs: Sequence[str], per_report: bool,
                   selection_args: argparse.Namespace) -> List[Program]:
     if not per_report:
-        reports = apl.load_reports(inputs)
-        names = sorted({os.path.basename(rep.header.command[0]) if rep.header.command else "?"
-                        for rep in reports})
-        return [program_of(", ".join(names), reports, selection_args)]
-    groups = [(arg, apl.load_reports([arg])) for arg in inputs]
-    labels = [os.path.basename(reps[0].header.command[0]) if reps[0].header.command else "?"
-              for _, reps in groups]
+        profile, roots = _load(inputs)
+        names = sorted({_command_name(c) for c in profile.commands})
+        return [_program(", ".join(names), profile, roots, selection_args)]
+    groups = [(arg, _load([arg])) for arg in inputs]
+    labels = [_command_name(profile.commands[0]) for _, (profile, _) in groups]
     counts = collections.Counter(labels)
     programs = []
-    for (arg, reps), label in zip(groups, labels):
+    for (arg, (profile, roots)), label in zip(groups, labels):
         if counts[label] > 1:
             label = f"{label} [{os.path.basename(os.path.normpath(arg))}]"
-        programs.append(program_of(label, reps, selection_args))
+        programs.append(_program(label, profile, roots, selection_args))
     return programs
 
 

@@ -24,7 +24,7 @@ activation) is refused (ProfileError): their numbers are not comparable.
 import dataclasses
 import fnmatch
 import os
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import report as aprof_report
 from . import producers as aprof_sources
@@ -58,8 +58,7 @@ class Point:
 
     @classmethod
     def of(cls, t: aprof_report.CostTuple) -> "Point":
-        return cls(t.size, t.calls, t.min_cost, t.max_cost, t.sum_cost, t.sum_sq_cost,
-                   t.sum_self_cost, t.sum_thread_induced, t.sum_external)
+        return cls(*t[2:])   # the fields of a CostTuple after thread and routine
 
     def add(self, t: Union[aprof_report.CostTuple, "Point"]) -> None:
         self.min_cost = t.min_cost if self.calls == 0 else min(self.min_cost, t.min_cost)
@@ -70,6 +69,10 @@ class Point:
         self.sum_self_cost += t.sum_self_cost
         self.sum_thread_induced += t.sum_thread_induced
         self.sum_external += t.sum_external
+
+
+# Point.of builds a Point from the fields of a CostTuple that follow thread and routine.
+assert tuple(f.name for f in dataclasses.fields(Point)) == aprof_report.CostTuple._fields[2:]
 
 
 @dataclasses.dataclass
@@ -175,7 +178,7 @@ class _ReportPoints:
         by_size = both[0] if metric == "trms" else both[1]
         point = by_size.get(t.size)
         if point is None:
-            by_size[t.size] = Point.of(t)
+            by_size[t.size] = Point(*t[2:])   # Point.of(t), without a call per record
         else:
             point.add(t)
 
@@ -265,12 +268,25 @@ def report_files(paths: Iterable[str]) -> List[str]:
     return files
 
 
-def load_profile(paths: Iterable[str]) -> Profile:
+def load_profile(paths: Iterable[str],
+                 tuple_hook: Optional[aprof_report.TupleSink] = None,
+                 report_hook: Optional[Callable[[aprof_report.Report], None]] = None) -> Profile:
     """Loads and merges reports (see report_files), one at a time, merging
-    each record as it is read: the reports are never held whole. Raises
+    each record as it is read: the reports are never held whole. A caller
+    that needs more of each report than the Profile keeps gets every trms
+    and rms record too (tuple_hook(metric, tuple), as it is read), then the
+    report without them (report_hook(report)). Raises
     aprof_report.ReportError or ProfileError."""
     merger = _Merger()
     for path in report_files(paths):
         points = _ReportPoints()
-        merger.add(aprof_report.load(path, tuple_sink=points.add), points)
+        sink = points.add
+        if tuple_hook is not None:
+            def sink(metric: str, t: aprof_report.CostTuple, add=points.add) -> None:
+                add(metric, t)
+                tuple_hook(metric, t)
+        rep = aprof_report.load(path, tuple_sink=sink)
+        merger.add(rep, points)
+        if report_hook is not None:
+            report_hook(rep)
     return merger.profile()

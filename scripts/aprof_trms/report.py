@@ -440,7 +440,10 @@ class _Parser:
         self.totals[(thread, routine)] = t
 
     def rec_trms(self, tag, args):
-        t = _new_cost_tuple(self.int_fields(tag, _TUPLE_FIELDS, args))
+        self.add_tuple(tag, _new_cost_tuple(self.int_fields(tag, _TUPLE_FIELDS, args)))
+
+    def add_tuple(self, tag: str, t: CostTuple) -> None:
+        """A trms or rms record whose fields are checked integers."""
         if t.thread not in self.threads:
             self.thread_ref(tag, t.thread)
         if t.routine not in self.routines:
@@ -547,27 +550,83 @@ class _Parser:
                       self.thread_sources, self.kernel_sources, self.calls)
 
 
-def _parse(lines: Iterable[str], path: str, tuple_sink: Optional[TupleSink] = None) -> Report:
-    """Parses the lines of a report, each ending with its newline but perhaps
-    the last one."""
+# Tags of the records that make up nearly every line of a report: _parse
+# reads their runs without the general path of _Parser.line.
+_TUPLE_TAGS = frozenset(METRICS)
+_NO_RUN = "\n"   # a prefix no line starts with (lines are split at newlines)
+
+
+def _parse(batches: Iterable[Tuple[List[str], bool]], path: str,
+           tuple_sink: Optional[TupleSink] = None) -> Report:
+    """Parses the lines of a report, given as batches of lines without their
+    newlines, and whether the batch's last line had one (_decoded_lines)."""
     p = _Parser(path, tuple_sink)
-    for p.lineno, line in enumerate(lines, 1):
-        if not line.endswith("\n"):
+    fields = len(_TUPLE_FIELDS)
+    run = _NO_RUN   # "trms\t" or "rms\t" within a run of such records
+    lineno = 0
+    for lines, terminated in batches:
+        if not terminated:   # the file's last line, cut short: not parsed
+            p.lineno = lineno + 1
             if p.seen_end:
                 raise p.error("data after the 'end' record")
             raise p.error("last line is not terminated by a newline: the report is truncated")
-        p.line(line[:-1])
+        for text in lines:
+            lineno += 1
+            p.lineno = lineno
+            # Another record of the run with only integer fields, the right
+            # number of them: none of the checks of line() could fail.
+            if text.startswith(run) and _INTS.match(text, len(run)):
+                values = text[len(run):].split("\t")
+                if len(values) == fields:
+                    p.add_tuple(p.last_tag, _new_cost_tuple(map(int, values)))
+                    continue
+            p.line(text)
+            run = p.last_tag + "\t" if p.last_tag in _TUPLE_TAGS else _NO_RUN
     return p.finish()
 
 
-def _decoded_lines(f: BinaryIO, path: str) -> Iterator[str]:
-    """The lines of a binary file, one at a time (a report of a large program
-    is never held whole in memory), decoded from UTF-8."""
-    for lineno, raw in enumerate(f, 1):
-        try:
-            yield raw.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise ReportError(path, lineno, f"invalid UTF-8 ({e.reason})") from None
+_BLOCK_BYTES = 1 << 20
+
+
+def _decoded_lines(f: BinaryIO, path: str) -> Iterator[Tuple[List[str], bool]]:
+    """The lines of a binary file decoded from UTF-8, without their newlines,
+    in batches of about a megabyte (a report of a large program is never
+    held whole in memory; one decode and split per batch, not per line):
+    (lines, True), and last ([line], False) if the file does not end with
+    a newline. The lines before an invalid one come before its error."""
+    lineno = 0
+    tail = b""
+    while True:
+        block = f.read(_BLOCK_BYTES)
+        if not block:
+            break
+        block = tail + block
+        cut = block.rfind(b"\n") + 1
+        tail = block[cut:]
+        if cut:
+            lines = yield from _decoded(block[:cut], path, lineno)
+            lineno += len(lines)
+            yield lines, True
+    if tail:
+        yield (yield from _decoded(tail, path, lineno)), False
+
+
+def _decoded(data: bytes, path: str, lineno: int):
+    """Returns the lines of `data`, decoded (the last one without a newline
+    if `data` does not end with one). On invalid UTF-8 it first yields the
+    lines before the bad one, as a batch, then raises ReportError with the
+    bad line's number (lineno lines precede `data`)."""
+    try:
+        lines = data.decode("utf-8").split("\n")
+    except UnicodeDecodeError as e:
+        start = data.rfind(b"\n", 0, e.start) + 1
+        good = data[:start].decode("utf-8").split("\n")[:-1]
+        if good:
+            yield good, True
+        raise ReportError(path, lineno + len(good) + 1, f"invalid UTF-8 ({e.reason})") from None
+    if data.endswith(b"\n"):
+        lines.pop()
+    return lines
 
 
 def loads(data: Union[str, bytes], path: str = "<string>") -> Report:

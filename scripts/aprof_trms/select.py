@@ -203,6 +203,16 @@ def _examples(routines: Sequence, count: int = 3) -> str:
     return f" (e.g. {', '.join(shown)}{', ...' if len(routines) > count else ''})" if shown else ""
 
 
+# Any entry wrapper's name as a substring: qualified_name() returns a part of
+# the name, so a name without one is no wrapper, and most names are decided
+# without parsing them (a program has up to hundreds of thousands).
+_WRAPPER_PART = re.compile("|".join(sorted(map(re.escape, ENTRY_WRAPPERS))))
+
+
+def _entry_wrapper(name: str) -> bool:
+    return bool(_WRAPPER_PART.search(name)) and names.qualified_name(name) in ENTRY_WRAPPERS
+
+
 def _fittable(routine) -> bool:
     return max(len(routine.trms), len(routine.rms)) >= MIN_DISTINCT_SIZES
 
@@ -227,7 +237,11 @@ def select_routines(profile, args: argparse.Namespace, order: Optional[Callable]
         return kept
 
     def split(routines: list, keep: Callable) -> tuple:
-        return [r for r in routines if keep(r)], [r for r in routines if not keep(r)]
+        kept: list = []
+        removed: list = []
+        for r in routines:   # keep() once per routine: it may parse the name
+            (kept if keep(r) else removed).append(r)
+        return kept, removed
 
     chosen = everything
     named = bool(args.routine or args.regex)
@@ -261,7 +275,7 @@ def select_routines(profile, args: argparse.Namespace, order: Optional[Callable]
     automatic = default_choice and not named and not getattr(args, "all", False)
     floor = args.min_share if args.min_share is not None else (default_floor if automatic else None)
     if automatic:
-        chosen = drop(*split(chosen, lambda r: names.qualified_name(r.name) not in ENTRY_WRAPPERS),
+        chosen = drop(*split(chosen, lambda r: not _entry_wrapper(r.name)),
                       "runtime entry wrappers", "--all shows every routine")
         chosen = drop(*split(chosen, _fittable),
                       f"with fewer than {MIN_DISTINCT_SIZES} distinct input sizes (nothing to fit)",

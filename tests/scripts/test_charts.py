@@ -249,3 +249,20 @@ def test_selection_filters_restrict_the_per_routine_charts(reports, tmp_path):
     assert "program-wide induced reads (each counted once, per-thread roots): 80" in text
     assert_ok(charts(reports["a"], "-o", out, "--exclude-object", "progA"))
     assert re.search(r"routines: +0\n", read(out / "charts.txt"))
+
+
+def test_streamed_programs_equal_those_of_loaded_reports(reports):
+    # charts.py reads each report once, keeping only per-thread sums of its
+    # trms records (load_programs); html.py builds the same program from
+    # whole reports (program_of). Both must give the same numbers and roots.
+    import argparse
+    from aprof_trms import charts as aprof_charts, select
+    parser = argparse.ArgumentParser()
+    select.add_selection_arguments(parser, default_choice=False, limit=False)
+    args = parser.parse_args([])
+    paths = [reports["a"], reports["b"], reports["c"]]
+    streamed = aprof_charts.load_programs([str(p) for p in paths], False, args)[0]
+    loaded = aprof_charts.program_of(streamed.label, [aprof_report.load(p) for p in paths], args)
+    assert streamed == loaded
+    assert len(streamed.roots) >= 3 and any(r.thread_induced for r in streamed.roots)
+    assert any(r.external for r in streamed.roots)

@@ -566,7 +566,7 @@ def test_tuple_sink_receives_every_tuple_instead_of_the_report(tmp_path):
 
 
 def test_file_errors_name_their_line(tmp_path):
-    # load() reads the file line by line: the line of a bad byte, and a
+    # load() reads the file in blocks, not whole: the line of a bad byte, and a
     # truncated last line, are still named.
     data = report_text(EXAMPLE_BODY).encode("utf-8")
     bad = tmp_path / "bad"
@@ -634,3 +634,30 @@ def test_call_edges_counting_more_than_the_activations_are_a_problem():
             for line in call_graph_body()]
     problems = ar.consistency_problems(parse(report_text(body, header=HEADER_V3)))
     assert len(problems) == 1 and "call edges count 4 calls, more than its 3" in problems[0]
+
+
+@pytest.mark.parametrize("block", [1, 7, 64])
+def test_reading_in_blocks_changes_nothing(tmp_path, monkeypatch, block):
+    # load() decodes the file in blocks (report._BLOCK_BYTES) that end at a
+    # line's end: lines split across blocks, errors in a later block and the
+    # lines before a bad byte must read as with one block for the file.
+    data = report_text(rich_body()).encode("utf-8")
+    path = tmp_path / "r"
+
+    def outcome(content: bytes):
+        path.write_bytes(content)
+        try:
+            return ar.load(path)
+        except ar.ReportError as e:
+            return str(e)
+
+    cases = [data, data[:-1], data[:len(data) // 2], data + b"x",
+             data.replace(b"ns::f(int)", b"ns::\xff(int)"),
+             # A syntax error before a bad byte is named first.
+             data.replace(b"thread\t2", b"thread\tx", 1).replace(b"\nend\t", b"\n\xffnd\t")]
+    whole = [outcome(c) for c in cases]
+    monkeypatch.setattr(ar, "_BLOCK_BYTES", block)
+    assert [outcome(c) for c in cases] == whole
+    assert isinstance(whole[0], ar.Report) and whole[0].trms
+    assert all(isinstance(w, str) for w in whole[1:]), whole
+    assert ":11: invalid UTF-8" in whole[4] and "'thread' record" in whole[5]

@@ -191,3 +191,18 @@ def test_filters_only_mode(tmp_path):
 
 def test_min_distinct_sizes_is_the_fitters():
     assert select.MIN_DISTINCT_SIZES == fit.MIN_DISTINCT_SIZES
+
+
+def test_entry_wrapper_test_agrees_with_parsing_every_name():
+    # select decides most names without parsing them (a wrapper's name must
+    # occur in the name): the same answer as parsing each one.
+    candidates = ["_start", "__libc_start_main@@GLIBC_2.34", "start_thread", "clone3",
+                  "void start_thread(void*)", "int __libc_start_call_main(int, char**)",
+                  "_init [clone .cold]", "my_start_thread_pool(int)", "ns::clone(int)",
+                  "clone_internal", "__clone_internal", "std::vector<int>::_init()",
+                  "_dl_init", "call_init.part.0", "main", "0x401000@/bin/prog", "_fini"]
+    for name in candidates:
+        assert select._entry_wrapper(name) == (names.qualified_name(name) in
+                                               select.ENTRY_WRAPPERS), name
+    assert select._entry_wrapper("void start_thread(void*)")
+    assert not select._entry_wrapper("my_start_thread_pool(int)")
