@@ -10,7 +10,9 @@
 Columns: calls, self cost and share, inclusive cost and share, distinct TRMS
 and RMS sizes, profile richness, thread-induced and external shares of the
 routine's input, and the cost function fitted on its worst-case cost against
-TRMS and against RMS ("-" when it has fewer than 5 distinct sizes), then the
+TRMS and against RMS ("-" when it has fewer than 5 distinct sizes); for
+reports with input sources (--input-sources=yes runs) the share and name of
+the routine's top producer (aprof_trms.table.SOURCE_COLUMNS); then the
 routine and its object.
 
 Reports are merged (threads, processes, runs) into one table; --per-thread
@@ -40,29 +42,42 @@ from .names import short_name
 from .plotting import load_reports
 
 DEFAULT_THRESHOLD = 0.1
-SORT_KEYS = [c.key for c in table.COLUMNS]
+SORT_KEYS = [c.key for c in table.COLUMNS + table.SOURCE_COLUMNS]
 _MIN_NAME_WIDTH = 24
+_PRODUCER_WIDTH = 24   # the top producer's name is shortened to this
 
 
-def _cells(row: table.RoutineRow) -> List[str]:
-    return [str(row.calls), str(row.self_cost), f"{row.self_share:.2f}", str(row.inclusive_cost),
-            f"{row.inclusive_share:.2f}", str(row.distinct_trms), str(row.distinct_rms),
-            f"{row.richness:+.2f}", f"{row.thread_share:.2f}", f"{row.external_share:.2f}",
-            row.fit_label("trms"), row.fit_label("rms")]
+def _cells(row: table.RoutineRow, sources: bool) -> List[str]:
+    cells = [str(row.calls), str(row.self_cost), f"{row.self_share:.2f}", str(row.inclusive_cost),
+             f"{row.inclusive_share:.2f}", str(row.distinct_trms), str(row.distinct_rms),
+             f"{row.richness:+.2f}", f"{row.thread_share:.2f}", f"{row.external_share:.2f}",
+             row.fit_label("trms"), row.fit_label("rms")]
+    if sources:
+        cells += [f"{row.top_producer_share:.2f}" if row.top_producer else "-",
+                  short_name(row.top_producer or "-", _PRODUCER_WIDTH)]
+    return cells
 
 
-def format_table(rows: List[table.RoutineRow], width: int, full_names: bool) -> List[str]:
-    """Lines of the table: numeric columns right-aligned, then the routine
-    with its object, shortened to what is left of `width`."""
-    numeric = [c for c in table.COLUMNS if c.key not in ("name", "object")]
-    cells = [_cells(row) for row in rows]
-    widths = [max([len(c.header)] + [len(r[i]) for r in cells]) for i, c in enumerate(numeric)]
+def format_table(rows: List[table.RoutineRow], width: int, full_names: bool,
+                 sources: bool = False) -> List[str]:
+    """Lines of the table: numeric columns right-aligned (with `sources`,
+    then the top producer's share and name), then the routine with its
+    object, shortened to what is left of `width`."""
+    shown = table.COLUMNS + table.SOURCE_COLUMNS if sources else table.COLUMNS
+    columns = [c for c in shown if c.key not in ("name", "object")]
+    cells = [_cells(row, sources) for row in rows]
+    widths = [max([len(c.header)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
     left = max(_MIN_NAME_WIDTH, width - sum(w + 1 for w in widths))
-    lines = [" ".join(c.header.rjust(w) for c, w in zip(numeric, widths)) + " routine [object]"]
+
+    def line(texts: List[str]) -> str:
+        return " ".join(t.rjust(w) if c.numeric else t.ljust(w)
+                        for c, t, w in zip(columns, texts, widths))
+
+    lines = [line([c.header for c in columns]) + " routine [object]"]
     for row, r in zip(rows, cells):
         where = f" [{os.path.basename(row.object)}]"
         name = row.name if full_names else short_name(row.name, max(8, left - len(where)))
-        lines.append(" ".join(c.rjust(w) for c, w in zip(r, widths)) + " " + name + where)
+        lines.append(line(r) + " " + name + where)
     return lines
 
 
@@ -76,7 +91,8 @@ def section(title: str, profile: aprof_profile.Profile, args) -> List[str]:
     lines = [f"{title}: total cost {profile.total_cost} {profile.cost_metric}, "
              f"{len(profile.routines)} routines, sorted by {args.sort} "
              f"({'ascending' if args.ascending else 'descending'})", ""]
-    lines += format_table(rows, args.width, args.full_names) if rows else ["(no routine to show)"]
+    lines += (format_table(rows, args.width, args.full_names, bool(profile.sources)) if rows
+              else ["(no routine to show)"])
     return lines + [""] + textwrap.wrap(account, args.width, break_on_hyphens=False)
 
 
@@ -88,8 +104,8 @@ def parse_args(argv):
     p = cli.argument_parser(
         description="Flat view of a profile: one line per routine with calls, self and inclusive "
         "cost, input sizes, induced-input shares and fitted cost functions.",
-        epilog="--min-share is the threshold: 0.1 unless given (0: every routine). Columns: " + "; ".join(f"{c.header}: {c.title}" for c in table.COLUMNS)
-        + ". Exit status: 0 done, 1 bad input, 2 bad usage.")
+        epilog="--min-share is the threshold: 0.1 unless given (0: every routine). Columns: " + "; ".join(f"{c.header}: {c.title}" for c in table.COLUMNS + table.SOURCE_COLUMNS)
+        + " (these two only for reports with input sources). Exit status: 0 done, 1 bad input, 2 bad usage.")
     p.add_argument("reports", nargs="+", metavar="REPORT|DIR",
                    help="aprof-trms reports, or directories of aprof-trms.out.* files (all merged)")
     p.add_argument("--sort", choices=SORT_KEYS, default="inclusive_cost", metavar="KEY",

@@ -20,7 +20,8 @@ JavaScript library. It has
   object, starting from the routines the selection options choose
   (aprof_trms/select.py, with plot.py's defaults: the same routines as
   plot.py), with a switch to show every routine; the table renders only the
-  rows in view, so 20,000 routines stay interactive;
+  rows in view, so 20,000 routines stay interactive; with input sources
+  (--input-sources=yes runs) it has the top producer's share and name too;
 - for the selected routine: worst-case cost against TRMS and against RMS
   with the fitted function and the runner-up, the workload plot, min/avg/max
   and total cost per size, merged or per thread, linear or log axes, values
@@ -100,7 +101,8 @@ def _row_json(row: table.RoutineRow, objects: Dict[str, int], selected: bool) ->
             _num(row.self_share), row.inclusive_cost, _num(row.inclusive_share),
             row.distinct_trms, row.distinct_rms, _num(row.richness), _num(row.thread_share),
             _num(row.external_share), _num(row.trms_growth), _num(row.rms_growth),
-            row.fit_label("trms"), row.fit_label("rms"), 1 if selected else 0]
+            row.fit_label("trms"), row.fit_label("rms"), row.top_producer,
+            _num(row.top_producer_share), 1 if selected else 0]
 
 
 def selection_parser(parser=None):
@@ -194,7 +196,7 @@ def report_data(reports: Sequence[aprof_report.Report], argv: Sequence[str],
         "threads": [[label, tp.total_cost] for label, tp in threads] or
                    [[table.thread_label(rep, s, len(reports) > 1), rep.threads[s].total_cost]
                     for rep in reports for s in rep.threads],
-        "columns": [[c.key, c.header, c.title] for c in table.COLUMNS],
+        "columns": [[c.key, c.header, c.title] for c in table.columns_of(profile)],
         "rows": [_row_json(row, objects, row.routine.key in selected) for row in rows],
         "selection": selection.account(),
         "objects": list(objects),

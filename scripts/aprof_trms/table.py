@@ -33,13 +33,14 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import charts as aprof_charts
 from . import fit as aprof_fit
+from . import producers as aprof_producers
 from . import profile as aprof_profile
 from . import report as aprof_report
 from .plot import FitInfo, fit_of
 from .plotting import percent
 from .rank import display_name
 
-__all__ = ["COLUMNS", "Column", "RoutineRow", "fit_label", "fit_growth", "routine_rows",
+__all__ = ["COLUMNS", "SOURCE_COLUMNS", "Column", "columns_of", "RoutineRow", "fit_label", "fit_growth", "routine_rows",
            "sort_rows", "thread_profiles", "thread_label"]
 
 
@@ -67,6 +68,21 @@ COLUMNS: Tuple[Column, ...] = (
     Column("name", "routine", "routine name", numeric=False),
     Column("object", "object", "ELF object of the routine", numeric=False),
 )
+
+# Shown only for profiles with input sources (columns_of).
+SOURCE_COLUMNS: Tuple[Column, ...] = (
+    Column("top_producer_share", "prod%",
+           "top producer's reads in % of the routine's own induced reads"),
+    Column("top_producer", "top producer",
+           "who wrote most of the routine's own induced reads: a routine of another thread "
+           "or a system call", numeric=False),
+)
+
+
+def columns_of(profile: aprof_profile.Profile) -> Tuple[Column, ...]:
+    """The columns of the profile's table: SOURCE_COLUMNS too when its
+    reports have source records (runs with --input-sources=yes)."""
+    return COLUMNS + SOURCE_COLUMNS if profile.sources else COLUMNS
 
 
 def fit_label(info: FitInfo) -> str:
@@ -99,6 +115,8 @@ class RoutineRow:
     thread_share: float
     external_share: float
     fits: Dict[str, FitInfo]  # by metric
+    top_producer: str = ""    # label of aprof_producers.Producer; "" without source records
+    top_producer_share: float = 0.0  # in % of the routine's own induced reads
 
     @property
     def trms_growth(self) -> float:
@@ -116,7 +134,17 @@ class RoutineRow:
         return os.path.basename(value) if key == "object" else value
 
 
-def routine_row(routine: aprof_profile.RoutineProfile, total_cost: int, fit: bool = True) -> RoutineRow:
+def _top_producer(profile: aprof_profile.Profile, key) -> Tuple[str, float]:
+    """(label, share in %) of the routine's top producer; ("", 0.0) without."""
+    top = aprof_producers.top_producers(profile, key, 1)
+    if not top:
+        return "", 0.0
+    producer, reads = top[0]
+    return producer.label, percent(reads, sum(profile.sources[key].values()))
+
+
+def routine_row(routine: aprof_profile.RoutineProfile, total_cost: int, fit: bool = True,
+                top_producer: Tuple[str, float] = ("", 0.0)) -> RoutineRow:
     # charts.py's numbers of the routine: richness and induced reads as its charts define them.
     stats = aprof_charts.RoutineStats(routine.name, routine.calls, routine.cumulative_cost,
                                       len(routine.trms), len(routine.rms), routine.sum_trms,
@@ -128,7 +156,8 @@ def routine_row(routine: aprof_profile.RoutineProfile, total_cost: int, fit: boo
         routine.self_cost, percent(routine.self_cost, total_cost),
         routine.cumulative_cost, percent(routine.cumulative_cost, total_cost),
         stats.distinct_trms, stats.distinct_rms, stats.richness,
-        percent(stats.thread_induced, stats.sum_trms), percent(stats.external, stats.sum_trms), fits)
+        percent(stats.thread_induced, stats.sum_trms), percent(stats.external, stats.sum_trms), fits,
+        *top_producer)
 
 
 def routine_rows(profile: aprof_profile.Profile,
@@ -137,7 +166,7 @@ def routine_rows(profile: aprof_profile.Profile,
     """Rows of `routines` (default: every routine of the profile), largest
     inclusive cost first. fit=False leaves the models out (faster)."""
     chosen = profile.routines.values() if routines is None else routines
-    rows = [routine_row(r, profile.total_cost, fit) for r in chosen]
+    rows = [routine_row(r, profile.total_cost, fit, _top_producer(profile, r.key)) for r in chosen]
     rows.sort(key=lambda row: (-row.inclusive_cost, row.name))
     return rows
 
@@ -153,7 +182,9 @@ def _thread_report(rep: aprof_report.Report, serial: int) -> aprof_report.Report
     def mine(records: dict) -> dict:
         return {k: v for k, v in records.items() if k[0] == serial}
     return dataclasses.replace(rep, threads={serial: rep.threads[serial]}, totals=mine(rep.totals),
-                               trms=mine(rep.trms), rms=mine(rep.rms))
+                               trms=mine(rep.trms), rms=mine(rep.rms),
+                               thread_sources=mine(rep.thread_sources),
+                               kernel_sources=mine(rep.kernel_sources))
 
 
 def thread_label(rep: aprof_report.Report, serial: int, several_reports: bool) -> str:

@@ -12,15 +12,8 @@ sys.path.insert(0, os.path.normpath(SCRIPTS))
 from aprof_trms import profile as ap  # noqa: E402
 from aprof_trms import report as ar  # noqa: E402
 from aprof_trms import producers as sources  # noqa: E402
-
-DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "report-format.md")
-
-
-def sources_example():
-    """The input-sources example of docs/report-format.md."""
-    with open(DOC, encoding="utf-8") as f:
-        text = f.read()
-    return re.search(r"## Example with input sources.*?```\n(.*?)```", text, re.S).group(1)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from source_reports import sources_example, without_sources  # noqa: E402
 
 
 def with_lines(text, replace=None, insert_before_end=()):
@@ -115,10 +108,6 @@ def test_producers_command_and_graph(tmp_path, capsys):
 
 def test_producers_command_refuses_reports_without_sources(tmp_path):
     from aprof_trms import cli
-    text = sources_example()
-    lines = [l for l in text.splitlines() if not l.startswith(("thread-source", "kernel-source",
-                                                                "input-sources", "end"))]
-    lines.append(f"end\t{len(lines)}")
     p = tmp_path / "aprof-trms.out.1"
-    p.write_text("".join(l + "\n" for l in lines))
+    p.write_text(without_sources(sources_example()))
     assert cli.run(sources.main, [str(p)]) == cli.EXIT_ERROR

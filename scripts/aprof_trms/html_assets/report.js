@@ -19,7 +19,7 @@ const OVERSCAN = 10;       // rows drawn above and below the visible ones
 const F = { name: 0, object: 1, calls: 2, self_cost: 3, self_share: 4, inclusive_cost: 5,
   inclusive_share: 6, distinct_trms: 7, distinct_rms: 8, richness: 9, thread_share: 10,
   external_share: 11, trms_growth: 12, rms_growth: 13, trms_label: 14, rms_label: 15,
-  selected: 16 };
+  top_producer: 16, top_producer_share: 17, selected: 18 };
 
 // Points and fits of routine idx: the #details script holds one JSON text per
 // routine (after a leading newline), parsed when the routine is shown.
@@ -287,6 +287,9 @@ function cellText(row, key) {
     case "richness": return (row[F.richness] >= 0 ? "+" : "") + row[F.richness].toFixed(2);
     case "self_share": case "inclusive_share": case "thread_share": case "external_share":
       return row[F[key]].toFixed(2);
+    // Present only for reports with input sources (html.py's columns).
+    case "top_producer": return row[F.top_producer] || "-";
+    case "top_producer_share": return row[F.top_producer] ? row[F.top_producer_share].toFixed(2) : "-";
     default: return String(row[F[key]]);
   }
 }
