@@ -276,6 +276,8 @@ function renderProgram() {
 
 const COLUMNS = [["name", "routine", "routine name (click: its plots)"],
   ["object", "object", "ELF object"]].concat(DATA.columns.filter(c => c[0] !== "name" && c[0] !== "object"));
+// Left-aligned, and sorted A to Z on the first click.
+const TEXT_COLUMNS = new Set(["name", "object", "top_producer"]);
 const state = { order: [], sortKey: "inclusive_cost", ascending: false, selected: -1 };
 
 function cellText(row, key) {
@@ -369,7 +371,7 @@ function renderRows() {
     const idx = state.order[i], row = DATA.rows[idx];
     const tr = el("tr", { class: "row" + (idx === state.selected ? " selected" : ""), "data-index": idx });
     for (const [key] of COLUMNS) {
-      const td = el("td", { class: key === "name" || key === "object" ? "text" : "" }, cellText(row, key));
+      const td = el("td", { class: TEXT_COLUMNS.has(key) ? "text" : "" }, cellText(row, key));
       if (key === "name" || key === "object") td.title = key === "name" ? row[F.name] : DATA.objects[row[F.object]];
       tr.appendChild(td);
     }
@@ -382,10 +384,10 @@ function renderRows() {
 function renderTable() {
   const tr = el("tr");
   for (const [key, header, title] of COLUMNS) {
-    const th = el("th", { "data-key": key, title, class: key === "name" || key === "object" ? "text" : "" }, header);
+    const th = el("th", { "data-key": key, title, class: TEXT_COLUMNS.has(key) ? "text" : "" }, header);
     th.addEventListener("click", () => {
       if (state.sortKey === key) state.ascending = !state.ascending;
-      else { state.sortKey = key; state.ascending = key === "name" || key === "object"; }
+      else { state.sortKey = key; state.ascending = TEXT_COLUMNS.has(key); }
       sortRows();
     });
     tr.appendChild(th);
