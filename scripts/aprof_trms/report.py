@@ -1,4 +1,4 @@
-"""Reader of aprof-trms reports (format versions 1 to 3, docs/report-format.md).
+"""Reader of aprof-trms reports (format versions 1 to 4, docs/report-format.md).
 
 Python 3 standard library only. Every analysis script reads reports through
 this module:
@@ -33,16 +33,17 @@ __all__ = [
     "Header", "Thread", "Routine", "Totals", "CostTuple", "ThreadSource", "KernelSource",
     "Report",
     "load", "loads", "unescape", "escape",
-    "CallEdge", "routines_named", "routine_named", "activations", "totals", "tuples",
+    "CallEdge", "Context", "routines_named", "routine_named", "activations", "totals", "tuples",
     "callers_and_callees", "consistency_problems",
 ]
 
 MAGIC = "aprof-trms-report"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 # Older versions this reader still reads, with their field counts that differ.
-# Version 3 added the optional call records and input-sources records
+# Version 4 added the optional calling-context records (--collect-context=yes);
+# version 3 added the optional call records and input-sources records
 # (--input-sources=yes); version 2 has neither.
-_OLD_FIELD_COUNTS = {1: {"routine": 5}, 2: {}}
+_OLD_FIELD_COUNTS = {1: {"routine": 5}, 2: {}, 3: {}}
 METRICS = ("trms", "rms")
 COST_METRICS = ("bb", "instructions")
 RESOLUTIONS = (1, 2, 4, 8, 16)
@@ -82,6 +83,9 @@ class Header:
     # True for --input-sources=yes: the report has thread-source and
     # kernel-source records.
     input_sources: bool = False
+    # --collect-context=yes (format version 4): the depth limit of the
+    # contexts; None without context records.
+    context_depth: Optional[int] = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -164,6 +168,14 @@ class CallEdge:
     inclusive_cost: int    # sum of the callee activations' cumulative costs
 
 
+@dataclasses.dataclass(frozen=True)
+class Context:
+    """A node of the calling-context tree (since format version 4)."""
+    id: int
+    parent: int            # 0 for a root, else a smaller context id
+    routine: int           # routine id
+
+
 @dataclasses.dataclass
 class Report:
     path: str
@@ -181,6 +193,12 @@ class Report:
         dataclasses.field(default_factory=dict)
     # By (thread, caller, callee); empty in reports older than version 3.
     calls: Dict[Tuple[int, int, int], CallEdge] = dataclasses.field(default_factory=dict)
+    # Calling contexts (empty unless header.context_depth): the tree by id,
+    # and the context-trms and context-rms records by (thread, context,
+    # size), as CostTuples whose `routine` field holds the context id.
+    contexts: Dict[int, Context] = dataclasses.field(default_factory=dict)
+    context_trms: Dict[Tuple[int, int, int], CostTuple] = dataclasses.field(default_factory=dict)
+    context_rms: Dict[Tuple[int, int, int], CostTuple] = dataclasses.field(default_factory=dict)
 
     def metric(self, name: str) -> Dict[Tuple[int, int, int], CostTuple]:
         if name not in METRICS:
@@ -236,17 +254,18 @@ _TAGS = {
     "tool": (3, 1), "command": (None, 2), "pid": (2, 3), "cost-metric": (1, 4),
     "memory-resolution": (1, 5), "syscall-input": (1, 6), "trms-tracking": (1, 7),
     "shadow-peak-bytes": (1, 7.5),  # after trms-tracking, before thread
-    "input-sources": (1, 7.7),
+    "input-sources": (1, 7.7), "contexts": (1, 7.8),
     "thread": (3, 8), "routine": (8, 9), "totals": (5, 10),
     "trms": (11, 11), "rms": (11, 12), "call": (5, 12.2),
-    "thread-source": (5, 12.3), "kernel-source": (4, 12.6), "end": (1, 13),
+    "thread-source": (5, 12.3), "kernel-source": (4, 12.6),
+    "context": (3, 12.7), "context-trms": (11, 12.8), "context-rms": (11, 12.9), "end": (1, 13),
 }
-_LAST_HEADER_RANK = 7.7
+_LAST_HEADER_RANK = 7.8
 # Tags of records that come in runs (the body, but its end).
 _REPEATED_TAGS = frozenset(t for t, (_, rank) in _TAGS.items() if _LAST_HEADER_RANK < rank and t != "end")
 # Header records that may be absent (written only when not the default, or
 # not yet written by older versions).
-_OPTIONAL_TAGS = ("trms-tracking", "shadow-peak-bytes", "input-sources")
+_OPTIONAL_TAGS = ("trms-tracking", "shadow-peak-bytes", "input-sources", "contexts")
 _TUPLE_FIELDS = tuple(f.replace("_", " ") for f in CostTuple._fields)
 # CostTuple._make without its length check (the field count is checked before).
 _new_cost_tuple = functools.partial(tuple.__new__, CostTuple)
@@ -272,6 +291,9 @@ class _Parser:
         self.kernel_sources: Dict[tuple, KernelSource] = {}
         self.calls: Dict[Tuple[int, int, int], CallEdge] = {}
         self.last_call_key: Optional[Tuple[int, int, int]] = None
+        self.contexts: Dict[int, Context] = {}
+        self.context_metrics: Dict[str, Dict[Tuple[int, int, int], CostTuple]] = {
+            "context-trms": {}, "context-rms": {}}
         self.last_tuple_key: Optional[Tuple[int, int, int]] = None
         self.last_tuple_tag = ""
         self.rank = -1
@@ -393,6 +415,12 @@ class _Parser:
         if args[0] != "yes":
             raise self.error(f"'{tag}' record: expected yes, found {args[0]!r}")
         self.header["input_sources"] = True
+
+    def rec_contexts(self, tag, args):
+        depth = self.int_field(tag, "depth limit", args[0])
+        if depth < 1:
+            raise self.error(f"'{tag}' record: depth limit must be at least 1")
+        self.header["context_depth"] = depth
 
     def rec_shadow_peak_bytes(self, tag, args):
         self.header["shadow_peak_bytes"] = self.int_field(tag, "peak shadow bytes", args[0])
@@ -527,6 +555,35 @@ class _Parser:
         self.last_call_key = key
         self.calls[key] = edge
 
+    # --- calling contexts -----------------------------------------------------
+    def rec_context(self, tag, args):
+        if self.header.get("context_depth") is None:
+            raise self.error(f"'{tag}' record in a report without the 'contexts' record")
+        ident, parent, routine = self.int_fields(tag, ("id", "parent", "routine"), args)
+        if ident != len(self.contexts) + 1:
+            raise self.error(f"context id {ident} out of sequence (expected {len(self.contexts) + 1})")
+        if parent >= ident:
+            raise self.error(f"context {ident}: parent {parent} is not a smaller id")
+        self.routine_ref(tag, routine)
+        self.contexts[ident] = Context(ident, parent, routine)
+
+    def rec_context_trms(self, tag, args):
+        t = _new_cost_tuple(self.int_fields(tag, _TUPLE_FIELDS, args))
+        self.thread_ref(tag, t.thread)
+        if t.routine not in self.contexts:
+            raise self.error(f"'{tag}' record refers to undefined context {t.routine}")
+        key = (t.thread, t.routine, t.size)
+        if self.last_tuple_tag != tag:
+            self.last_tuple_key = None
+            self.last_tuple_tag = tag
+        if self.last_tuple_key is not None and key <= self.last_tuple_key:
+            what = "duplicate" if key == self.last_tuple_key else "not sorted by thread, context, input size:"
+            raise self.error(f"'{tag}' record {what} {key} after {self.last_tuple_key}")
+        self.last_tuple_key = key
+        self.context_metrics[tag][key] = t
+
+    rec_context_rms = rec_context_trms
+
     def rec_end(self, tag, args):
         n = self.int_field(tag, "record count", args[0])
         if n != self.lineno - 1:
@@ -544,10 +601,11 @@ class _Parser:
                         h["command"], h["pid"], h["ppid"], h["cost_metric"],
                         h["memory_resolution"], h["syscall_input"],
                         h.get("trms_tracking", True), h.get("shadow_peak_bytes"),
-                        h.get("input_sources", False))
+                        h.get("input_sources", False), h.get("context_depth"))
         return Report(self.path, header, self.threads, self.routines, self.totals,
                       self.metrics["trms"], self.metrics["rms"],
-                      self.thread_sources, self.kernel_sources, self.calls)
+                      self.thread_sources, self.kernel_sources, self.calls, self.contexts,
+                      self.context_metrics["context-trms"], self.context_metrics["context-rms"])
 
 
 # Tags of the records that make up nearly every line of a report: _parse
