@@ -7,7 +7,8 @@ from aprof_trms import report as ar
 from toolrun import Spec, program, routine, run_tool, run_tools, vg_in_place, valgrind
 
 OPTIONS = ["--memory-resolution", "--cost-metric", "--aprof-out-file", "--syscall-input",
-           "--skip-routine", "--collect-atstart", "--trms"]
+           "--skip-routine", "--collect-atstart", "--trms", "--input-sources",
+           "--collect-context", "--context-depth"]
 
 
 def test_header_file_name_and_pid(tmp_path):
