@@ -812,8 +812,9 @@ def consistency_problems(report: Report) -> List[str]:
     the same activations as `totals` (calls, self cost), each activation's
     RMS <= TRMS (in sum), the cumulative cost of outermost activations is
     between the largest activation and the sum of all of them and within the
-    thread's total cost; every routine has activations; the call edges into
-    a routine count at most its activations in that thread."""
+    thread's total cost; every routine has activations (or is named by input
+    sources or a context node); the call edges into a routine count at most
+    its activations in that thread."""
     problems: List[str] = []
     per: Dict[Tuple[str, int, int], List[int]] = {}
 
@@ -891,6 +892,7 @@ def consistency_problems(report: Report) -> List[str]:
     with_totals.update(s.routine for s in report.thread_sources.values())
     with_totals.update(s.producer_routine for s in report.thread_sources.values())
     with_totals.update(s.routine for s in report.kernel_sources.values())
+    with_totals.update(c.routine for c in report.contexts.values())  # a node's routine
     callers = {caller for (_, caller, _) in report.calls}
     for rid in report.routines:
         if rid not in with_totals and rid not in callers:
