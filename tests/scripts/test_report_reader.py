@@ -679,6 +679,13 @@ def test_version_4_context_records():
     assert r.contexts[5] == ar.Context(5, 4, 4)
     assert r.context_trms[(1, 3, 12)].calls == 3 and r.context_rms[(1, 5, 102)].sum_cost == 1025
     assert ar.consistency_problems(r) == []
+    # A node whose activations all completed while collection was off: its
+    # routine has a routine record but no activation.
+    text = contexts_example().replace(
+        "totals\t", "routine\t5\t0x401300\t/home/u/callers\tidle\tidle\t0x401300\tsrc/callers.c\t40\ntotals\t", 1)
+    text = text.replace("context-trms\t", "context\t6\t1\t5\ncontext-trms\t", 1).replace("end\t46", "end\t48")
+    r = parse(text)
+    assert r.contexts[6] == ar.Context(6, 1, 5) and ar.consistency_problems(r) == []
     # A report without contexts has none of them.
     assert parse(report_text(EXAMPLE_BODY_V2, header=["aprof-trms-report\t4"] + HEADER[1:])).contexts == {}
 
