@@ -280,9 +280,11 @@ def test_context_records_add_up_to_routine_records(tmp_path):
         Spec([program("threads")], CONTEXTS),
         Spec([program("prodcons"), "sem", "200"], CONTEXTS + ["--context-depth=3"]),
         Spec([program("collect")], CONTEXTS + ["--collect-atstart=no"]),
+        Spec([program("forking")], CONTEXTS, reports=2),  # the child keeps the tree
     ])
     for run in runs:
-        check_context_invariant(run.report)
+        for report in run.reports:
+            check_context_invariant(report)
     assert runs[2].report.header.context_depth == 3
     assert max(len(chain(runs[2].report, c)) for c in runs[2].report.contexts) == 3
 
