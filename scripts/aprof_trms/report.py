@@ -1,4 +1,4 @@
-"""Reader of aprof-trms reports (format versions 1 to 3, docs/report-format.md).
+"""Reader of aprof-trms reports (format versions 1 to 4, docs/report-format.md).
 
 Python 3 standard library only. Every analysis script reads reports through
 this module:
@@ -35,14 +35,18 @@ __all__ = [
     "load", "loads", "unescape", "escape",
     "CallEdge", "routines_named", "routine_named", "activations", "totals", "tuples",
     "callers_and_callees", "consistency_problems",
+    "Context", "ContextTuple", "context_path", "contexts_of", "context_tuples",
 ]
 
 MAGIC = "aprof-trms-report"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 # Older versions this reader still reads, with their field counts that differ.
-# Version 3 added the optional call records and input-sources records
+# Version 4 added the optional calling-context records (--collect-context=yes);
+# version 3 added the optional call records and input-sources records
 # (--input-sources=yes); version 2 has neither.
-_OLD_FIELD_COUNTS = {1: {"routine": 5}, 2: {}}
+_OLD_FIELD_COUNTS = {1: {"routine": 5}, 2: {}, 3: {}}
+# The records a version introduced: an older report that has one is malformed.
+_SINCE_VERSION = {"contexts": 4, "context": 4, "context-trms": 4, "context-rms": 4}
 METRICS = ("trms", "rms")
 COST_METRICS = ("bb", "instructions")
 RESOLUTIONS = (1, 2, 4, 8, 16)
@@ -82,6 +86,9 @@ class Header:
     # True for --input-sources=yes: the report has thread-source and
     # kernel-source records.
     input_sources: bool = False
+    # The depth limit of --collect-context=yes runs (version 4): the report
+    # has context, context-trms and context-rms records. None: no contexts.
+    context_depth: Optional[int] = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -164,6 +171,34 @@ class CallEdge:
     inclusive_cost: int    # sum of the callee activations' cumulative costs
 
 
+@dataclasses.dataclass(frozen=True)
+class Context:
+    """A node of the calling-context tree (since format version 4): the
+    activations of `routine` whose chain of pending routines, from the
+    thread's root, is that of `parent` followed by `routine` (recursion
+    folded, depth limited: docs/report-format.md)."""
+    id: int
+    parent: int            # context id; 0 for a root
+    routine: int           # routine id
+    depth: int             # 1 for a root
+
+
+class ContextTuple(NamedTuple):
+    """Activations in one calling context (in one thread) with one input
+    size: the fields of CostTuple, keyed by context instead of routine."""
+    thread: int            # thread serial; 0 when merged over threads
+    context: int           # context id
+    size: int
+    calls: int
+    min_cost: int
+    max_cost: int
+    sum_cost: int
+    sum_sq_cost: int
+    sum_self_cost: int
+    sum_thread_induced: int
+    sum_external: int
+
+
 @dataclasses.dataclass
 class Report:
     path: str
@@ -181,6 +216,15 @@ class Report:
         dataclasses.field(default_factory=dict)
     # By (thread, caller, callee); empty in reports older than version 3.
     calls: Dict[Tuple[int, int, int], CallEdge] = dataclasses.field(default_factory=dict)
+    # By id, and the tuples by (thread, context, size); empty unless
+    # header.context_depth (format version 4, --collect-context=yes).
+    contexts: Dict[int, Context] = dataclasses.field(default_factory=dict)
+    context_trms: Dict[Tuple[int, int, int], ContextTuple] = dataclasses.field(default_factory=dict)
+    context_rms: Dict[Tuple[int, int, int], ContextTuple] = dataclasses.field(default_factory=dict)
+
+    def context_metric(self, name: str) -> Dict[Tuple[int, int, int], ContextTuple]:
+        self.metric(name)   # checks the name
+        return self.context_trms if name == "trms" else self.context_rms
 
     def metric(self, name: str) -> Dict[Tuple[int, int, int], CostTuple]:
         if name not in METRICS:
@@ -236,20 +280,23 @@ _TAGS = {
     "tool": (3, 1), "command": (None, 2), "pid": (2, 3), "cost-metric": (1, 4),
     "memory-resolution": (1, 5), "syscall-input": (1, 6), "trms-tracking": (1, 7),
     "shadow-peak-bytes": (1, 7.5),  # after trms-tracking, before thread
-    "input-sources": (1, 7.7),
+    "input-sources": (1, 7.7), "contexts": (1, 7.8),
     "thread": (3, 8), "routine": (8, 9), "totals": (5, 10),
     "trms": (11, 11), "rms": (11, 12), "call": (5, 12.2),
-    "thread-source": (5, 12.3), "kernel-source": (4, 12.6), "end": (1, 13),
+    "thread-source": (5, 12.3), "kernel-source": (4, 12.6),
+    "context": (3, 12.7), "context-trms": (11, 12.8), "context-rms": (11, 12.9),
+    "end": (1, 13),
 }
-_LAST_HEADER_RANK = 7.7
+_LAST_HEADER_RANK = 7.8
 # Tags of records that come in runs (the body, but its end).
 _REPEATED_TAGS = frozenset(t for t, (_, rank) in _TAGS.items() if _LAST_HEADER_RANK < rank and t != "end")
 # Header records that may be absent (written only when not the default, or
 # not yet written by older versions).
-_OPTIONAL_TAGS = ("trms-tracking", "shadow-peak-bytes", "input-sources")
+_OPTIONAL_TAGS = ("trms-tracking", "shadow-peak-bytes", "input-sources", "contexts")
 _TUPLE_FIELDS = tuple(f.replace("_", " ") for f in CostTuple._fields)
 # CostTuple._make without its length check (the field count is checked before).
 _new_cost_tuple = functools.partial(tuple.__new__, CostTuple)
+_CONTEXT_TUPLE_FIELDS = tuple(f.replace("_", " ") for f in ContextTuple._fields)
 _TOTALS_FIELDS = ("thread", "routine", "calls", "self cost", "cumulative cost")
 
 
@@ -271,6 +318,10 @@ class _Parser:
         self.thread_sources: Dict[tuple, ThreadSource] = {}
         self.kernel_sources: Dict[tuple, KernelSource] = {}
         self.calls: Dict[Tuple[int, int, int], CallEdge] = {}
+        self.contexts: Dict[int, Context] = {}
+        self.context_children: Dict[Tuple[int, int], int] = {}   # (parent, routine) -> id
+        self.context_metrics: Dict[str, Dict[Tuple[int, int, int], ContextTuple]] = {
+            "context-trms": {}, "context-rms": {}}
         self.last_call_key: Optional[Tuple[int, int, int]] = None
         self.last_tuple_key: Optional[Tuple[int, int, int]] = None
         self.last_tuple_tag = ""
@@ -327,6 +378,10 @@ class _Parser:
         if tag not in _TAGS:
             raise self.error(f"unknown record tag {tag!r}")
         count, rank = _TAGS[tag]
+        since = _SINCE_VERSION.get(tag)
+        if since is not None and self.header.get("version", since) < since:
+            raise self.error(f"'{tag}' record in a format version {self.header['version']} "
+                             f"report (it exists since version {since})")
         count = _OLD_FIELD_COUNTS.get(self.header.get("version"), {}).get(tag, count)
         if count is None:
             if len(args) < 1:
@@ -393,6 +448,12 @@ class _Parser:
         if args[0] != "yes":
             raise self.error(f"'{tag}' record: expected yes, found {args[0]!r}")
         self.header["input_sources"] = True
+
+    def rec_contexts(self, tag, args):
+        depth = self.int_field(tag, "depth limit", args[0])
+        if depth < 1:
+            raise self.error(f"'{tag}' record: depth limit {depth} is not at least 1")
+        self.header["context_depth"] = depth
 
     def rec_shadow_peak_bytes(self, tag, args):
         self.header["shadow_peak_bytes"] = self.int_field(tag, "peak shadow bytes", args[0])
@@ -527,6 +588,52 @@ class _Parser:
         self.last_call_key = key
         self.calls[key] = edge
 
+    # --- calling contexts ---------------------------------------------------------
+    def context_ref(self, tag: str, ident: int) -> None:
+        if ident not in self.contexts:
+            raise self.error(f"'{tag}' record refers to undefined context {ident}")
+
+    def rec_context(self, tag, args):
+        depth_limit = self.header.get("context_depth")
+        if depth_limit is None:
+            raise self.error(f"'{tag}' record in a report without the 'contexts' record")
+        ident, parent, routine = (self.int_field(tag, w, a) for w, a in
+                                  zip(("context id", "parent", "routine"), args))
+        expected = len(self.contexts) + 1
+        if ident != expected:
+            what = "duplicate context id" if ident in self.contexts else "context id"
+            raise self.error(f"{what} {ident} out of sequence (expected {expected})")
+        if parent != 0 and parent not in self.contexts:
+            raise self.error(f"context {ident}: parent {parent} is not a context defined before it")
+        self.routine_ref(tag, routine)
+        depth = self.contexts[parent].depth + 1 if parent else 1
+        if depth > depth_limit:
+            raise self.error(f"context {ident} is at depth {depth}, deeper than the report's "
+                             f"depth limit {depth_limit}")
+        twin = self.context_children.get((parent, routine))
+        if twin is not None:
+            raise self.error(f"context {ident} duplicates context {twin} "
+                             f"(same parent {parent}, routine {routine})")
+        self.context_children[(parent, routine)] = ident
+        self.contexts[ident] = Context(ident, parent, routine, depth)
+
+    def rec_context_trms(self, tag, args):
+        t = ContextTuple._make(self.int_fields(tag, _CONTEXT_TUPLE_FIELDS, args))
+        self.thread_ref(tag, t.thread)
+        self.context_ref(tag, t.context)
+        key = (t.thread, t.context, t.size)
+        if self.last_tuple_tag != tag:
+            self.last_tuple_key = None
+            self.last_tuple_tag = tag
+        if self.last_tuple_key is not None and key <= self.last_tuple_key:
+            what = "duplicate" if key == self.last_tuple_key else "not sorted by thread, context, input size:"
+            raise self.error(f"'{tag}' record {what} (thread {t.thread}, context {t.context}, "
+                             f"size {t.size}) after {self.last_tuple_key}")
+        self.last_tuple_key = key
+        self.context_metrics[tag][key] = t
+
+    rec_context_rms = rec_context_trms
+
     def rec_end(self, tag, args):
         n = self.int_field(tag, "record count", args[0])
         if n != self.lineno - 1:
@@ -544,10 +651,11 @@ class _Parser:
                         h["command"], h["pid"], h["ppid"], h["cost_metric"],
                         h["memory_resolution"], h["syscall_input"],
                         h.get("trms_tracking", True), h.get("shadow_peak_bytes"),
-                        h.get("input_sources", False))
+                        h.get("input_sources", False), h.get("context_depth"))
         return Report(self.path, header, self.threads, self.routines, self.totals,
                       self.metrics["trms"], self.metrics["rms"],
-                      self.thread_sources, self.kernel_sources, self.calls)
+                      self.thread_sources, self.kernel_sources, self.calls, self.contexts,
+                      self.context_metrics["context-trms"], self.context_metrics["context-rms"])
 
 
 # Tags of the records that make up nearly every line of a report: _parse
@@ -742,6 +850,56 @@ def callers_and_callees(report: Report, routine: Union[Routine, int],
     return ([e for e in order if e.callee == rid], [e for e in order if e.caller == rid])
 
 
+def context_path(report: Report, context: Union[Context, int]) -> List[int]:
+    """The routine ids of a context's chain, from its root to itself."""
+    ident = context.id if isinstance(context, Context) else context
+    path: List[int] = []
+    while ident:
+        node = report.contexts[ident]
+        path.append(node.routine)
+        ident = node.parent
+    return path[::-1]
+
+
+def contexts_of(report: Report, routine: Union[Routine, int]) -> List[Context]:
+    """The contexts whose routine is `routine`, by id (empty for reports
+    without contexts)."""
+    rid = _routine_id(routine)
+    return [c for c in report.contexts.values() if c.routine == rid]
+
+
+def context_tuples(report: Report, metric: str, context: Union[Context, int],
+                   thread: Optional[int] = None) -> Dict[int, ContextTuple]:
+    """{input size: tuple} of a context for metric 'trms' or 'rms', merged
+    over threads (thread = 0) unless `thread` selects one."""
+    ident = context.id if isinstance(context, Context) else context
+    out: Dict[int, ContextTuple] = {}
+    for (th, c, size), t in report.context_metric(metric).items():
+        if c != ident or (thread is not None and th != thread):
+            continue
+        t = t._replace(thread=0 if thread is None else th)
+        out[size] = merge_tuples(out[size], t)._replace(context=ident) if size in out else t
+    return out
+
+
+def _context_problems(report: Report, bad: Callable[[str], None]) -> None:
+    """The contract of docs/report-format.md: per thread, routine and input
+    size, the tuples of the routine's contexts add up to its tuple (calls,
+    sums; min and max are the min and max)."""
+    for metric in METRICS:
+        summed: Dict[Tuple[int, int, int], CostTuple] = {}
+        for (th, c, size), t in report.context_metric(metric).items():
+            key = (th, report.contexts[c].routine, size)
+            as_routine = CostTuple(th, key[1], *t[2:])
+            summed[key] = merge_tuples(summed[key], as_routine) if key in summed else as_routine
+        for key in sorted(set(summed) | set(report.metric(metric))):
+            th, rid, size = key
+            if summed.get(key) != report.metric(metric).get(key):
+                bad(f"{metric} tuple (thread {th}, routine {rid}, size {size}) is "
+                    f"{report.metric(metric).get(key)}, but its contexts' tuples add up to "
+                    f"{summed.get(key)}")
+
+
 # ---------------------------------------------------------------------------
 # Relations every correct report satisfies.
 # ---------------------------------------------------------------------------
@@ -755,7 +913,8 @@ def consistency_problems(report: Report) -> List[str]:
     RMS <= TRMS (in sum), the cumulative cost of outermost activations is
     between the largest activation and the sum of all of them and within the
     thread's total cost; every routine has activations; the call edges into
-    a routine count at most its activations in that thread."""
+    a routine count at most its activations in that thread; the tuples of a
+    routine's calling contexts add up to its own."""
     problems: List[str] = []
     per: Dict[Tuple[str, int, int], List[int]] = {}
 
@@ -829,6 +988,8 @@ def consistency_problems(report: Report) -> List[str]:
         if n > (recorded.calls if recorded else 0):
             bad(f"thread {th}, routine {callee}: its call edges count {n} calls, more than its "
                 f"{recorded.calls if recorded else 0} activations")
+    if report.header.context_depth is not None:
+        _context_problems(report, bad)
     with_totals = {rid for (_, rid) in report.totals}
     with_totals.update(s.routine for s in report.thread_sources.values())
     with_totals.update(s.producer_routine for s in report.thread_sources.values())
@@ -849,7 +1010,10 @@ def _summary(report: Report) -> str:
     return (f"{report.path}: {h.tool} {h.tool_version}, pid {h.pid}, "
             f"command {' '.join(h.command)!r}, {len(report.threads)} threads, "
             f"{len(report.routines)} routines, {len(report.trms)} trms and "
-            f"{len(report.rms)} rms tuples, {len(report.calls)} call edges, cost {h.cost_metric}, "
+            f"{len(report.rms)} rms tuples, {len(report.calls)} call edges, "
+            + (f"{len(report.contexts)} contexts (depth limit {h.context_depth}), "
+               if h.context_depth is not None else "")
+            + f"cost {h.cost_metric}, "
             f"resolution {h.memory_resolution}, syscall input {h.syscall_input}"
             + ("" if h.trms_tracking else ", RMS only (TRMS not tracked)"))
 

@@ -234,7 +234,7 @@ def test_wrong_magic():
     expect_error("tool\taprof-trms\t0.1.0\t3.19.0\n", 1, "not an aprof-trms report")
 
 
-@pytest.mark.parametrize("version", ["4", "0", "10"])
+@pytest.mark.parametrize("version", ["5", "0", "10"])
 def test_unsupported_version(version):
     expect_error(report_text(EXAMPLE_BODY, header=replace_line(HEADER, 0, "aprof-trms-report\t" + version)),
                  1, "unsupported report format version " + version)
