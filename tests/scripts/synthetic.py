@@ -10,9 +10,10 @@ answer.
     ], threads=2)
 
 Entries with a `caller` are called by that routine (call records, and with
-contexts=DEPTH the calling-context records of --collect-context=yes). Several
-entries with the same name and object are one routine, so a routine called
-from two places, linear from one and quadratic from the other, is
+contexts=DEPTH the calling-context records of --collect-context=yes).
+Entries with callers and the same name and object are one routine (without
+callers, each entry is a routine: same-name static functions), so a routine
+called from two places, linear from one and quadratic from the other, is
 
     synthetic.Routine("work", synthetic.COSTS["n"], sizes, caller="small"),
     synthetic.Routine("work", synthetic.COSTS["n^2"], sizes, caller="big"),
@@ -127,13 +128,15 @@ def report_text(routines: Sequence[Routine], threads: int = 1, cost_metric: str 
         f"syscall-input\t{syscall_input}",
     ] + ([] if trms_tracking else ["trms-tracking\tno"]) + \
         ([] if contexts is None else [f"contexts\t{contexts}"])
-    # Entries of one name and object are one routine: its id, in order of appearance.
-    unique: Dict[Tuple[str, str], int] = {}
-    ids = [unique.setdefault((r.name, r.object), len(unique) + 1) for r in routines]
+    # Entries with callers of one name and object are one routine: its id, in
+    # order of appearance.
+    unique: Dict[tuple, int] = {}
+    ids = [unique.setdefault((r.name, r.object) + (() if r.caller else (i,)), len(unique) + 1)
+           for i, r in enumerate(routines)]
     paths = _entry_paths(routines, ids)
     # Context ids by path, parents first (every prefix of a path is a context).
     context_ids: Dict[Tuple[int, ...], int] = {}
-    for path in sorted(paths, key=len):
+    for path in sorted(paths, key=len) if contexts is not None else ():
         for depth in range(1, len(path) + 1):
             context_ids.setdefault(path[:depth], len(context_ids) + 1)
     # (thread, routine id) -> [calls, cost]; (metric, thread, rid, size) -> tuple
@@ -170,7 +173,7 @@ def report_text(routines: Sequence[Routine], threads: int = 1, cost_metric: str 
     for th in range(1, threads + 1):
         lines.append(f"thread\t{th}\t{th}\t{thread_cost[th]}")
     esc = aprof_report.escape
-    for (name, obj), rid in unique.items():
+    for (name, obj, *_), rid in unique.items():
         entry = 0x401000 + 0x40 * rid
         lines.append(f"routine\t{rid}\t{entry:#x}\t{esc(obj)}\t{esc(name)}\t{esc(name)}\t"
                      f"{entry:#x}\t???\t0")
