@@ -806,9 +806,10 @@ def activations(report: Report, routine: Union[Routine, int]) -> int:
     return totals(report, routine).calls
 
 
-def merge_tuples(a: CostTuple, b: CostTuple) -> CostTuple:
-    """Two tuples of the same input size merged (thread and routine of `a`)."""
-    return CostTuple(a.thread, a.routine, a.size, a.calls + b.calls,
+def merge_tuples(a, b):
+    """Two tuples (CostTuple or ContextTuple) of the same input size merged:
+    thread and routine or context of `a`."""
+    return type(a)(a[0], a[1], a.size, a.calls + b.calls,
                      min(a.min_cost, b.min_cost), max(a.max_cost, b.max_cost),
                      a.sum_cost + b.sum_cost, a.sum_sq_cost + b.sum_sq_cost,
                      a.sum_self_cost + b.sum_self_cost,
@@ -878,7 +879,7 @@ def context_tuples(report: Report, metric: str, context: Union[Context, int],
         if c != ident or (thread is not None and th != thread):
             continue
         t = t._replace(thread=0 if thread is None else th)
-        out[size] = merge_tuples(out[size], t)._replace(context=ident) if size in out else t
+        out[size] = merge_tuples(out[size], t) if size in out else t
     return out
 
 
