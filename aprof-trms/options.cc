@@ -74,6 +74,10 @@ bool ProcessCommandLineOption(const char* arg) {
   } else if (VG_BOOL_CLO(arg, "--collect-atstart", o.collect_at_start)) {
   } else if (VG_BOOL_CLO(arg, "--trms", o.track_trms)) {
   } else if (VG_BOOL_CLO(arg, "--input-sources", o.input_sources)) {
+  } else if (VG_BOOL_CLO(arg, "--collect-context", o.collect_context)) {
+  } else if (VG_STR_CLO(arg, "--context-depth", value)) {
+    o.context_depth = static_cast<u32>(
+        ParseNumber(arg, value, 1, 1000000, "a number from 1 to 1000000 (routines)"));
   } else if (VG_STR_CLO(arg, "--overflow-threshold", value)) {
     static_assert(kMaxTimestamp == 2147483647, "the message below names the bound");
     o.overflow_threshold = static_cast<Timestamp>(
@@ -106,7 +110,11 @@ void PrintUsage() {
       "                                    faster, and every TRMS equals the RMS [yes]\n"
       "    --input-sources=no|yes          yes: count each routine's induced reads by\n"
       "                                    source: the thread and routine, or the\n"
-      "                                    system call, that wrote the cell [no]\n");
+      "                                    system call, that wrote the cell [no]\n"
+      "    --collect-context=no|yes        yes: also profile each routine per calling\n"
+      "                                    context (chain of callers, recursion\n"
+      "                                    folded) [no]\n"
+      "    --context-depth=<n>             contexts keep at most n routines [30]\n");
 }
 
 void PrintDebugUsage() {

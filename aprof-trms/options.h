@@ -22,6 +22,8 @@ struct Options {
   bool collect_at_start = true;
   bool track_trms = true;  // --trms=no: RMS only
   bool input_sources = false;  // --input-sources=yes: who produced induced input
+  bool collect_context = false;  // --collect-context=yes: profiles per calling context
+  u32 context_depth = 30;        // --context-depth: deepest context kept (docs/manual.md)
   Timestamp overflow_threshold = kMaxTimestamp;
 };
 

@@ -13,8 +13,8 @@ namespace {
 const HChar kCostCentre[] = "aprof.report";
 // docs/report-format.md; 2: routine records give the object address and the
 // source file and line; 3: call records (caller-to-callee edges) and the
-// optional input-sources records.
-constexpr u64 kReportFormatVersion = 3;
+// optional input-sources records; 4: the optional calling-context records.
+constexpr u64 kReportFormatVersion = 4;
 
 // Linux errno values that vki-linux.h lacks (asm-generic/errno.h).
 constexpr UWord kENAMETOOLONG = 36;
@@ -140,8 +140,10 @@ struct TupleRef {
   const InputSizeTuple* tuple;
 };
 
-void WriteTuples(RecordWriter& out, const ThreadRecord& thread, InputMetric metric, const char* tag) {
-  const InputSizeTable& table = thread.profile.table(metric);
+// A thread's tuples keyed by routine, or by context (the key's routine
+// field then holds a context id), sorted by key then input size.
+void WriteTuples(RecordWriter& out, const ThreadRecord& thread, const InputSizeTable& table,
+                 const char* tag) {
   InternalVector<TupleRef> rows;
   table.ForEach([&](const ProfileKey& key, const InputSizeTuple& tuple) { rows.push_back({key, &tuple}); });
   HeapSort(rows.data(), rows.size(), [](const TupleRef& a, const TupleRef& b) {
@@ -154,6 +156,17 @@ void WriteTuples(RecordWriter& out, const ThreadRecord& thread, InputMetric metr
     out.Number(t.calls).Number(t.min_cost).Number(t.max_cost).Number(t.sum_cost);
     out.Wide(t.sum_cost_squared).Number(t.sum_self_cost);
     out.Number(t.sum_induced_by_threads).Number(t.sum_induced_by_kernel).End();
+  }
+}
+
+// The tuples of one metric of every thread, from the profile's table
+// (by routine) or context_table (by context).
+using TableOf = const InputSizeTable& (ThreadProfile::*)(InputMetric) const;
+void WriteEveryThreadsTuples(RecordWriter& out, const Engine& engine, TableOf table_of,
+                             InputMetric metric, const char* tag) {
+  for (size_t i = 0; i < engine.thread_record_count(); ++i) {
+    const ThreadRecord& thread = engine.thread_record(i);
+    WriteTuples(out, thread, (thread.profile.*table_of)(metric), tag);
   }
 }
 
@@ -235,6 +248,28 @@ void MarkRoutinesInSources(const Engine& engine, InternalVector<bool>& named) {
   }
 }
 
+// --- Calling contexts ----------------------------------------------------------
+
+// The tree (every node: its routine gets a routine record), then per thread
+// the activations by context and input size.
+void WriteContexts(RecordWriter& out, const Engine& engine) {
+  const ContextTree& tree = *engine.contexts();
+  for (ContextId id = 1; id <= tree.size(); ++id) {
+    const ContextNode& node = tree.node(id);
+    out.Tag("context").Number(id).Number(node.parent).Number(node.routine).End();
+  }
+  WriteEveryThreadsTuples(out, engine, &ThreadProfile::context_table, InputMetric::kTrms,
+                          "context-trms");
+  WriteEveryThreadsTuples(out, engine, &ThreadProfile::context_table, InputMetric::kRms,
+                          "context-rms");
+}
+
+void MarkRoutinesInContexts(const Engine& engine, InternalVector<bool>& named) {
+  if (!engine.contexts()) return;
+  const ContextTree& tree = *engine.contexts();
+  for (ContextId id = 1; id <= tree.size(); ++id) named[tree.node(id).routine] = true;
+}
+
 struct EdgeRef {
   CallEdgeKey key;
   CallEdgeTotals totals;
@@ -284,6 +319,7 @@ void WriteRecords(RecordWriter& out, const ReportContext& c) {
   if (!c.options->track_trms) out.Tag("trms-tracking").Text("no").End();
   out.Tag("shadow-peak-bytes").Number(engine.shadow_peak_bytes()).End();
   if (c.options->input_sources) out.Tag("input-sources").Text("yes").End();
+  if (engine.contexts()) out.Tag("contexts").Number(engine.contexts()->depth_limit()).End();
 
   for (size_t i = 0; i < engine.thread_record_count(); ++i) {
     const ThreadRecord& thread = engine.thread_record(i);
@@ -296,6 +332,7 @@ void WriteRecords(RecordWriter& out, const ReportContext& c) {
   reported.resize(c.routines->size());
   FindReportedRoutines(engine, reported);
   MarkRoutinesInSources(engine, reported);
+  MarkRoutinesInContexts(engine, reported);
   for (RoutineId id = 0; id < c.routines->size(); ++id) {
     if (!reported[id]) continue;
     const RoutineInfo& r = c.routines->info(id);
@@ -312,13 +349,12 @@ void WriteRecords(RecordWriter& out, const ReportContext& c) {
       out.Number(totals[id].self_cost).Number(totals[id].cumulative_cost).End();
     }
   }
-  for (size_t i = 0; i < engine.thread_record_count(); ++i)
-    WriteTuples(out, engine.thread_record(i), InputMetric::kTrms, "trms");
-  for (size_t i = 0; i < engine.thread_record_count(); ++i)
-    WriteTuples(out, engine.thread_record(i), InputMetric::kRms, "rms");
+  WriteEveryThreadsTuples(out, engine, &ThreadProfile::table, InputMetric::kTrms, "trms");
+  WriteEveryThreadsTuples(out, engine, &ThreadProfile::table, InputMetric::kRms, "rms");
   for (size_t i = 0; i < engine.thread_record_count(); ++i)
     WriteCallEdges(out, engine.thread_record(i));
   if (engine.writers()) WriteSources(out, engine);
+  if (engine.contexts()) WriteContexts(out, engine);
 
   const u64 records = out.records();
   out.Tag("end").Number(records).End();

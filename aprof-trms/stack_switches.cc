@@ -141,7 +141,9 @@ void CallTracker::ResumeStack(ThreadCalls& t, CallStack* stack) {
   t.stack->TakeSpanOfFrames();
   t.chain.push_back(stack);
   t.stack = stack;
-  for (const Frame& frame : stack->frames) engine_.Call(frame.routine);
+  // Every frame of a suspended stack has its earlier runs.
+  APROF_CHECK(stack->earlier.size() == stack->frames.size());
+  for (const ActivationResult& earlier : stack->earlier) engine_.Resume(earlier);
 }
 
 void CallTracker::SetWindow(ThreadCalls& t, uptr stack_pointer) {

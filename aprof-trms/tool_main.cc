@@ -111,6 +111,7 @@ void PostCommandLineInit() {
   engine_options.overflow_threshold = options.overflow_threshold;
   engine_options.track_induced = options.track_trms;
   engine_options.track_sources = options.input_sources;
+  if (options.collect_context) engine_options.context_depth = options.context_depth;
   g_tool.engine = New<Engine>(engine_options);
   g_tool.engine->set_recording(options.collect_at_start);
   g_tool.routines = New<RoutineTable>();

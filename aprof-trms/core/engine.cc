@@ -16,6 +16,7 @@ Engine::Engine(const EngineOptions& options)
     writer_tags_ = New<ShadowMemory>(shadow_allocator_);
     writers_ = New<WriterTable>();
   }
+  if (options.context_depth > 0) contexts_ = New<ContextTree>(options.context_depth);
 }
 
 Engine::~Engine() {
@@ -23,6 +24,7 @@ Engine::~Engine() {
   for (ThreadRecord* record : records_) Delete(record);
   Delete(writer_tags_);
   Delete(writers_);
+  Delete(contexts_);
 }
 
 // --- Threads -----------------------------------------------------------------
@@ -95,12 +97,6 @@ void Engine::SwitchTo(ThreadId tid) {
 
 // --- Calls and returns ---------------------------------------------------------
 
-void Engine::Call(RoutineId routine) {
-  Tick();
-  current_->stack.Push(routine, count_, current_->record->cost);
-  current_->record->profile.RecordCall(routine);
-}
-
 void Engine::Return() {
   if (current_->stack.depth() == 0) {
     ++stats_.unmatched_returns;
@@ -109,8 +105,15 @@ void Engine::Return() {
   CompleteTopActivation(*current_);
 }
 
-void Engine::CompleteTopActivation(LiveThread& thread, const ActivationResult* earlier) {
+ActivationResult Engine::PopActivation(LiveThread& thread) {
   ActivationResult result = thread.stack.Pop(thread.record->cost);
+  result.context = __builtin_expect(contexts_ != nullptr, 0) ? thread.contexts.Leave(result.routine)
+                                                             : kNoContext;
+  return result;
+}
+
+void Engine::CompleteTopActivation(LiveThread& thread, const ActivationResult* earlier) {
+  ActivationResult result = PopActivation(thread);
   if (earlier) AddRun(result, *earlier);
   // The parent is the activation it ran on top of: for a signal handler the
   // interrupted routine, for a resumed coroutine frame the resumer.
@@ -120,6 +123,8 @@ void Engine::CompleteTopActivation(LiveThread& thread, const ActivationResult* e
 
 void Engine::Record(ThreadRecord& record, const ActivationResult& result, RoutineId caller) {
   record.profile.RecordActivation(result, recording_, caller);
+  if (__builtin_expect(contexts_ != nullptr, 0) && recording_)
+    record.profile.RecordContextActivation(result);
   if (recording_ && observer_) observer_(observer_context_, record, result);
 }
 
@@ -127,7 +132,7 @@ void Engine::Record(ThreadRecord& record, const ActivationResult& result, Routin
 
 ActivationResult Engine::Suspend() {
   APROF_CHECK(current_->stack.depth() > 0);
-  const ActivationResult run = current_->stack.Pop(current_->record->cost);
+  const ActivationResult run = PopActivation(*current_);
   // No longer pending on the stack (a later run calls it again), not recorded.
   current_->record->profile.RecordActivation(run, /*record=*/false);
   return run;

@@ -12,6 +12,7 @@
 #ifndef APROF_CORE_ENGINE_H
 #define APROF_CORE_ENGINE_H
 
+#include "context_tree.h"
 #include "input_sources.h"
 #include "internal_vector.h"
 #include "profile_table.h"
@@ -41,6 +42,9 @@ struct EngineOptions {
   // induced reads by writer (needs track_induced). Writes must then come
   // through WriteTagged().
   bool track_sources = false;
+  // Greater than 0: also keeps calling contexts at most this deep, and
+  // records activations per context (context_tree.h).
+  u32 context_depth = 0;
 };
 
 // Everything recorded about one thread, kept after the thread exits (its
@@ -92,7 +96,10 @@ class Engine {
   void set_recording(bool recording) { recording_ = recording; }
 
   // --- Events of the current thread ----------------------------------------
-  void Call(RoutineId routine);
+  void Call(RoutineId routine) {
+    StartActivation(routine);
+    if (__builtin_expect(contexts_ != nullptr, 0)) current_->contexts.Enter(*contexts_, routine);
+  }
   void Return();
   void AddCost(u64 amount) { current_->record->cost += amount; }
   // Accesses within one cell (most of them) take the inline path, which
@@ -142,6 +149,12 @@ class Engine {
   // into the parent, as at a return); what the run measured is returned, to
   // be summed with AddRun. A later run starts with Call(routine).
   ActivationResult Suspend();
+  // Starts a later run of a suspended activation, whose earlier runs
+  // measured `earlier`: Call() that keeps the context of its first run.
+  void Resume(const ActivationResult& earlier) {
+    StartActivation(earlier.routine);
+    if (contexts_) current_->contexts.Resume(earlier.routine, earlier.context);
+  }
   // Completes the top activation, whose earlier runs measured `earlier`.
   void Return(const ActivationResult& earlier);
   // Records an activation that was suspended and will not run again (its
@@ -164,6 +177,8 @@ class Engine {
   // The writers that ThreadProfile::sources() tags refer to (null unless
   // sources are tracked).
   const WriterTable* writers() const { return writers_; }
+  // The calling-context tree (null unless contexts are kept).
+  const ContextTree* contexts() const { return contexts_; }
 
   void set_activation_observer(ActivationObserver observer, void* context) {
     observer_ = observer;
@@ -175,6 +190,7 @@ class Engine {
     explicit LiveThread(ShadowAllocator& allocator) : memory(allocator) {}
     ShadowMemory memory;  // ts_t: latest access by this thread
     ShadowStack stack;
+    ContextPath contexts;  // in step with stack when contexts are kept
     ThreadRecord* record;
     // Sources: the writer tag of (this thread, writer_routine), 0 if not
     // looked up yet; consecutive writes mostly come from the same routine.
@@ -218,6 +234,13 @@ class Engine {
   __attribute__((noinline)) void CountSource(LiveThread& thread, uptr cell);
   // Sets the slots of cells [first, last] to value.
   static void Fill(ShadowMemory& memory, uptr first, uptr last, Timestamp value);
+  void StartActivation(RoutineId routine) {
+    Tick();
+    current_->stack.Push(routine, count_, current_->record->cost);
+    current_->record->profile.RecordCall(routine);
+  }
+  // Pops the top activation (every pop, whether it completes or not).
+  ActivationResult PopActivation(LiveThread& thread);
   // earlier: what the activation's earlier runs measured, if it was suspended.
   void CompleteTopActivation(LiveThread& thread, const ActivationResult* earlier = nullptr);
   void Record(ThreadRecord& record, const ActivationResult& result, RoutineId caller);
@@ -234,6 +257,7 @@ class Engine {
   // Sources only: WriterTag of the latest write of every cell.
   ShadowMemory* writer_tags_ = nullptr;
   WriterTable* writers_ = nullptr;
+  ContextTree* contexts_ = nullptr;  // only with options_.context_depth > 0
   InternalVector<LiveThread*> live_;  // indexed by ThreadId
   InternalVector<ThreadRecord*> records_;
   LiveThread* current_ = nullptr;

@@ -117,6 +117,15 @@ class ThreadProfile {
   const InternalVector<RoutineTotals>& routines() const { return routines_; }
   const CallEdgeTable& edges() const { return edges_; }
 
+  // Calling contexts: the completed activation also enters the tables
+  // keyed by its context (a.context) instead of its routine. Called only
+  // for recorded activations, after RecordActivation.
+  void RecordContextActivation(const ActivationResult& a);
+  // Keyed by context: ProfileKey::routine holds a ContextId.
+  const InputSizeTable& context_table(InputMetric metric) const {
+    return context_tables_[static_cast<u32>(metric)];
+  }
+
   // --input-sources: one more induced read by `consumer` of a cell whose
   // latest write was `writer`'s.
   void CountInducedRead(RoutineId consumer, WriterTag writer) {
@@ -131,6 +140,7 @@ class ThreadProfile {
   InternalVector<RoutineTotals> routines_;
   SourceCounts sources_;
   CallEdgeTable edges_;
+  InputSizeTable context_tables_[kInputMetricCount];
 };
 
 }  // namespace aprof

@@ -41,9 +41,11 @@ struct ActivationResult {
   u64 induced_by_kernel;
   u64 cost;       // cumulative: the activation and its callees
   u64 self_cost;  // cost minus the cost of its callees
+  ContextId context;  // kNoContext unless calling contexts are kept
 };
 
-// Adds what one more run of an activation measured (see Engine::Suspend).
+// Adds what one more run of an activation measured (see Engine::Suspend);
+// the activation keeps its context.
 inline void AddRun(ActivationResult& totals, const ActivationResult& run) {
   totals.trms += run.trms;
   totals.rms += run.rms;

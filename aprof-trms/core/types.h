@@ -22,6 +22,11 @@ using Timestamp = u32;
 // it to object + entry address).
 using RoutineId = u32;
 
+// A node of the calling-context tree (context_tree.h): 1, 2, 3...; 0 is
+// none (the parent of a root; every activation while contexts are off).
+using ContextId = u32;
+constexpr ContextId kNoContext = 0;
+
 // Engine-side thread identifier: the host's id (Valgrind ThreadId), small
 // and reusable after a thread exits.
 using ThreadId = u32;

@@ -7,7 +7,8 @@ from aprof_trms import report as ar
 from toolrun import Spec, program, routine, run_tool, run_tools, vg_in_place, valgrind
 
 OPTIONS = ["--memory-resolution", "--cost-metric", "--aprof-out-file", "--syscall-input",
-           "--skip-routine", "--collect-atstart", "--trms"]
+           "--skip-routine", "--collect-atstart", "--trms", "--input-sources",
+           "--collect-context", "--context-depth"]
 
 
 def test_header_file_name_and_pid(tmp_path):
@@ -17,7 +18,7 @@ def test_header_file_name_and_pid(tmp_path):
     h = r.header
     assert os.path.basename(r.path) == f"aprof.{run.pid}"
     assert (h.pid, h.ppid) == (run.pid, os.getpid())
-    assert h.version == ar.FORMAT_VERSION == 3
+    assert h.version == ar.FORMAT_VERSION == 4
     assert h.tool == "aprof-trms"
     banner = re.search(r"^==\d+== aprof-trms-(\S+), input-sensitive profiler", run.stderr, re.M)
     assert banner, run.describe()

@@ -1,0 +1,49 @@
+// Copyright (C) 2026, the aprof-trms authors.
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "context_tree.h"
+
+#include "platform.h"
+
+namespace aprof {
+
+ContextTree::ContextTree(u32 depth_limit) : depth_limit_(depth_limit) {
+  APROF_CHECK(depth_limit >= 1);
+  nodes_.push_back(ContextNode{});
+}
+
+ContextId ContextTree::ChildOf(ContextId parent, RoutineId routine) {
+  if (parent != kNoContext && nodes_[parent].depth == depth_limit_) parent = nodes_[parent].parent;
+  ContextId& child = children_.FindOrInsert({parent, routine});
+  if (child == kNoContext) {
+    child = static_cast<ContextId>(nodes_.size());
+    APROF_CHECK(child != kNoContext);  // 2^32 - 1 nodes at most
+    const u32 depth = parent == kNoContext ? 1 : nodes_[parent].depth + 1;
+    nodes_.push_back({parent, routine, depth});
+  }
+  return child;
+}
+
+ContextId ContextPath::Enter(ContextTree& tree, RoutineId routine) {
+  const ContextId pending = NearestPending(routine);
+  const ContextId node =
+      pending != kNoContext ? pending
+                            : tree.ChildOf(frames_.empty() ? kNoContext : frames_.back().node, routine);
+  Push(routine, node);
+  return node;
+}
+
+void ContextPath::Push(RoutineId routine, ContextId node) {
+  ContextId& nearest = NearestPending(routine);
+  frames_.push_back({node, nearest});
+  nearest = node;
+}
+
+ContextId ContextPath::Leave(RoutineId routine) {
+  APROF_CHECK(!frames_.empty());
+  const PathFrame top = frames_.back();
+  frames_.pop_back();
+  NearestPending(routine) = top.shadowed;
+  return top.node;
+}
+
+}  // namespace aprof
