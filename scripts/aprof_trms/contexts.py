@@ -115,10 +115,8 @@ def routine_contexts(profile: aprof_profile.Profile, args) -> List[RoutineContex
         raise cli.UserError(no_contexts_message(profile))
     selection = select.select_routines(profile, args, apply_limit=False)
     named = bool(args.routine or args.regex or args.all)
-    with_contexts = {c.routine_key for c in profile.contexts.values()}
-    several = {key for key in with_contexts
-               if sum(1 for c in profile.contexts.values() if c.routine_key == key) > 1}
-    chosen = [r for r in selection.routines if r.key in (with_contexts if named else several)]
+    least = 1 if named else 2
+    chosen = [r for r in selection.routines if len(profile.contexts_of(r.key)) >= least]
     if not chosen:
         what = "has a calling context" if named else "has more than one calling context"
         raise cli.UserError(f"no chosen routine {what} ({selection.account()})"

@@ -169,20 +169,38 @@ class Profile:
     contexts: Dict[ContextKey, ContextProfile] = dataclasses.field(default_factory=dict)
     context_depth: Optional[int] = None
     contexts_missing: str = ""   # why contexts is empty, for messages
+    # Indexes by routine of calls and contexts, built on first use (a page
+    # of every routine asks for each one's edges and contexts).
+    _index: Optional[tuple] = dataclasses.field(default=None, repr=False, compare=False)
+
+    def _by_routine(self) -> tuple:
+        if self._index is None:
+            callers: Dict[RoutineKey, list] = {}
+            callees: Dict[RoutineKey, list] = {}
+            contexts: Dict[RoutineKey, List[ContextProfile]] = {}
+            for (a, b), e in self.calls.items():
+                callers.setdefault(b, []).append((a, e))
+                callees.setdefault(a, []).append((b, e))
+            order = lambda item: (-item[1].inclusive_cost, item[0])  # noqa: E731
+            for edges in list(callers.values()) + list(callees.values()):
+                edges.sort(key=order)
+            for c in self.contexts.values():
+                contexts.setdefault(c.routine_key, []).append(c)
+            for found in contexts.values():
+                found.sort(key=lambda c: (-c.cumulative_cost, c.key))
+            self._index = (callers, callees, contexts)
+        return self._index
 
     def contexts_of(self, routine_key: RoutineKey) -> List[ContextProfile]:
         """The contexts of a routine, costliest first."""
-        return sorted((c for c in self.contexts.values() if c.routine_key == routine_key),
-                      key=lambda c: (-c.cumulative_cost, c.key))
+        return list(self._by_routine()[2].get(routine_key, []))
 
     def callers_and_callees(self, routine_key: RoutineKey) \
             -> Tuple[List[Tuple[RoutineKey, EdgeTotals]], List[Tuple[RoutineKey, EdgeTotals]]]:
         """([(caller, edge)], [(callee, edge)]) of a routine, each by
         decreasing inclusive cost (a recursive edge is in both)."""
-        callers = [(a, e) for (a, b), e in self.calls.items() if b == routine_key]
-        callees = [(b, e) for (a, b), e in self.calls.items() if a == routine_key]
-        order = lambda item: (-item[1].inclusive_cost, item[0])  # noqa: E731
-        return sorted(callers, key=order), sorted(callees, key=order)
+        callers, callees, _ = self._by_routine()
+        return list(callers.get(routine_key, [])), list(callees.get(routine_key, []))
 
     def find(self, pattern: str) -> List[RoutineProfile]:
         """Routines whose demangled or mangled name matches the glob pattern
