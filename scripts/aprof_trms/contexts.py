@@ -86,21 +86,54 @@ def chain_names(profile: aprof_profile.Profile, context: aprof_profile.ContextPr
     return names if full else [plain_name(n) for n in names]
 
 
-def chain_label(names: Sequence[str], width: int) -> str:
-    """'root > a > b > routine' in about `width` characters: the root, then
-    as many of the nearest callers as fit after '…' (the callers next to the
-    routine tell contexts apart, the root says where the chain starts)."""
-    whole = ARROW.join(names)
+def common_callers(chains: Sequence[Sequence[str]]) -> int:
+    """How many routines all the chains (of one routine's contexts) start
+    with, their own routine left out: the part that tells none apart."""
+    if len(chains) < 2:
+        return 0
+    n = 0
+    while all(len(c) > n + 1 and c[n] == chains[0][n] for c in chains):
+        n += 1
+    return n
+
+
+def chain_label(names: Sequence[str], width: int, common: int = 0) -> str:
+    """'root > a > b > routine' in about `width` characters. The first
+    `common` routines (those all the routine's contexts start with) become
+    '…'; of the rest, the first one and as many of the nearest callers as
+    fit, with '…' for those between (the callers next to the routine tell
+    contexts apart, the first one says where the chain leaves the common
+    part)."""
+    lead = [ELLIPSIS] if common else []
+    names = list(names[common:])
+    if not names:
+        return ELLIPSIS
+    whole = ARROW.join(lead + names)
     if len(whole) <= width or len(names) <= 2:
         return whole if len(whole) <= width else short_name(whole, width)
     kept = [names[-1]]
     for name in reversed(names[1:-1]):
-        if len(ARROW.join([names[0], ELLIPSIS, name] + kept)) > width:
+        if len(ARROW.join(lead + [names[0], ELLIPSIS, name] + kept)) > width:
             break
         kept.insert(0, name)
     hidden = len(names) - 1 - len(kept)
-    label = ARROW.join([names[0]] + ([ELLIPSIS] if hidden else []) + kept)
+    label = ARROW.join(lead + [names[0]] + ([ELLIPSIS] if hidden else []) + kept)
     return label if len(label) <= width else short_name(label, width)
+
+
+def chain_labels(chains: Sequence[Sequence[str]], width: int) -> List[str]:
+    """chain_label of each of a routine's contexts, told apart: contexts
+    whose labels would be the same are shown from the first routine where
+    their chains differ instead (after the common part '…')."""
+    common = common_callers(chains)
+    labels = [chain_label(c, width, common) for c in chains]
+    for i, chain in enumerate(chains):
+        twins = [chains[j] for j, label in enumerate(labels) if label == labels[i] and j != i]
+        if twins:
+            differ = min(next((k for k, (a, b) in enumerate(zip(chain, t)) if a != b),
+                              min(len(chain), len(t))) for t in twins)
+            labels[i] = chain_label(chain, width, min(differ, len(chain) - 1))
+    return labels
 
 
 def no_contexts_message(profile: aprof_profile.Profile) -> str:
@@ -138,9 +171,14 @@ def format_routine(profile: aprof_profile.Profile, rc: RoutineContexts, metric: 
     from . import fit as aprof_fit
     r = rc.routine
     cost = sum(row.routine.cumulative_cost for row in rc.rows)
+    chains = [chain_names(profile, row.routine, full) for row in rc.rows]
+    common = common_callers(chains)
     lines = [f"{select.label(r.name, not full)} [{os.path.basename(r.object)}]: "
              f"{len(rc.rows)} context{'' if len(rc.rows) == 1 else 's'}, {r.calls} calls, "
              f"cost of its activations {cost} {profile.cost_metric}"]
+    if common:
+        lines.append(f"  every context starts with {common} routine{'' if common == 1 else 's'} "
+                     f"(… below): {chain_label(chains[0][:common], max(_MIN_CHAIN_WIDTH, width - 40))}")
     header = ["#", "share%", "at scale%", "trust", "calls", "sizes", "fit", "R^2", "context"]
     cells = []
     for i, row in enumerate(rc.rows, 1):
@@ -153,8 +191,8 @@ def format_routine(profile: aprof_profile.Profile, rc: RoutineContexts, metric: 
                       f"{best.r2:.4f}" if fitted else "-", ""])
     used = sum(max([len(h)] + [len(c[i]) for c in cells]) + 2 for i, h in enumerate(header[:-1]))
     room = max(_MIN_CHAIN_WIDTH, width - used)
-    for cell, row in zip(cells, rc.rows):
-        cell[-1] = chain_label(chain_names(profile, row.routine, full), room)
+    for cell, label in zip(cells, chain_labels(chains, room)):
+        cell[-1] = label
     lines += ["  " + line for line in _table(header, cells, {0, 1, 2, 4, 5, 7})]
     lines.append("  Why each context is where it is (share of the routine's cost; "
                  "trust ? = inconclusive):")
@@ -190,12 +228,13 @@ def draw(profile: aprof_profile.Profile, chosen: List[RoutineContexts], outdir: 
     written = []
     stems = apl.unique_stems([rc.routine.name for rc in chosen])
     for rc, stem in zip(chosen, stems):
-        for i, row in enumerate(rc.rows, 1):
+        chains = [chain_names(profile, row.routine, args.full_names) for row in rc.rows]
+        labels = chain_labels(chains, aprof_plot.TITLE_WIDTH)
+        for i, (row, label) in enumerate(zip(rc.rows, labels), 1):
             context = row.routine
             fits = {m: aprof_plot.fit_of(aprof_fit, context, m) for m in aprof_plot.METRICS}
-            # The title names the context: its chain, not the routine alone.
-            titled = dataclasses.replace(context, name=chain_label(
-                chain_names(profile, context, args.full_names), aprof_plot.TITLE_WIDTH))
+            # The title names the context: its chain as the table shows it.
+            titled = dataclasses.replace(context, name=label)
             fig = aprof_plot.routine_figure(plt, np, aprof_fit, titled, "cost", fits, style,
                                             size, args.dpi)
             path = os.path.join(outdir, f"{stem}-context{i}.{fmt}")

@@ -207,3 +207,15 @@ def write_report(path, routines: Sequence[Routine], **options) -> str:
     if problems:
         raise AssertionError("synthetic report is inconsistent:\n" + "\n".join(problems))
     return path
+
+
+def two_callers(noise: float = 0.01) -> List[Routine]:
+    """The calling-contexts example: main calls small and big; small calls
+    work twice per size with a linear cost, big once per size with a
+    quadratic cost (12 sizes each)."""
+    n = sizes(12)
+    return [Routine("main", COSTS["1"], [1]),
+            Routine("small", COSTS["1"], [1, 2], caller="main"),
+            Routine("big", COSTS["1"], [1], caller="main"),
+            Routine("work", COSTS["n"], n, calls=2, caller="small", noise=noise),
+            Routine("work", COSTS["n^2"], n, caller="big", noise=noise)]

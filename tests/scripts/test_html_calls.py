@@ -18,7 +18,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import browser  # noqa: E402
 import synthetic  # noqa: E402
-from test_contexts import two_callers  # noqa: E402
 from test_html import page_data, run  # noqa: E402
 from test_html_browser import TABLE_ROWS, set_checkbox, type_filter  # noqa: E402
 
@@ -26,9 +25,9 @@ DEPTH = 6
 
 
 def expected_edges():
-    """{(caller, callee): (calls, inclusive cost)} of two_callers()."""
+    """{(caller, callee): (calls, inclusive cost)} of synthetic.two_callers()."""
     edges = {}
-    for entry in two_callers():
+    for entry in synthetic.two_callers():
         if entry.caller:
             acts = synthetic.activations(entry)
             calls, cost = edges.get((entry.caller, entry.name), (0, 0))
@@ -40,9 +39,9 @@ def expected_edges():
 def pages(tmp_path_factory):
     """(html with contexts, its data and details, html without contexts)."""
     d = tmp_path_factory.mktemp("html-calls")
-    with_contexts = synthetic.write_report(d / "aprof-trms.out.1", two_callers(), threads=2,
+    with_contexts = synthetic.write_report(d / "aprof-trms.out.1", synthetic.two_callers(), threads=2,
                                            contexts=DEPTH)
-    without = synthetic.write_report(d / "aprof-trms.out.2", two_callers(), threads=2)
+    without = synthetic.write_report(d / "aprof-trms.out.2", synthetic.two_callers(), threads=2)
     out, plain = d / "contexts.html", d / "plain.html"
     for report, html in ((with_contexts, out), (without, plain)):
         proc = run(report, "--all", "-o", html)

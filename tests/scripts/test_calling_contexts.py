@@ -26,15 +26,7 @@ from aprof_trms import report as ar  # noqa: E402
 DEPTH = 6
 
 
-def two_callers(noise=0.01):
-    """main calls small and big; both call work, linearly and quadratically."""
-    s = synthetic
-    sizes = s.sizes(12)
-    return [s.Routine("main", s.COSTS["1"], [1]),
-            s.Routine("small", s.COSTS["1"], [1, 2], caller="main"),
-            s.Routine("big", s.COSTS["1"], [1], caller="main"),
-            s.Routine("work", s.COSTS["n"], sizes, calls=2, caller="small", noise=noise),
-            s.Routine("work", s.COSTS["n^2"], sizes, caller="big", noise=noise)]
+two_callers = synthetic.two_callers
 
 
 def write(tmp_path, name="aprof-trms.out.1", **options):
@@ -302,3 +294,15 @@ def test_chain_label_keeps_root_and_nearest_callers():
     short = aprof_contexts.chain_label(names, 40)
     assert len(short) <= 40
     assert short.startswith("main > … > ") and short.endswith("inflate > memcpy")
+
+
+def test_chain_labels_leave_out_the_common_callers_and_tell_contexts_apart():
+    chains = [["_start", "main", "run", "parse", "a", "work"],
+              ["_start", "main", "run", "parse", "b", "work"],
+              ["_start", "main", "run", "query", "x", "y", "z", "helper", "work"],
+              ["_start", "main", "run", "scan", "x", "y", "z", "helper", "work"]]
+    assert aprof_contexts.common_callers(chains) == 3
+    labels = aprof_contexts.chain_labels(chains, 36)
+    assert labels[:2] == ["… > parse > a > work", "… > parse > b > work"]
+    assert len(set(labels)) == 4 and all(len(label) <= 36 for label in labels)
+    assert labels[2].startswith("… > query > … >") and labels[2].endswith("helper > work")
