@@ -39,6 +39,6 @@ def test_two_callers_two_fits_quadratic_first(tmp_path):
     assert float(rows[0][1]) > float(rows[1][1])    # the quadratic one also costs more
     # The flat view: work's callers, one call per size each.
     tree = run_script(ANNOTATE, run.report.path, "--tree=caller", "-r", "work", "--width", "160")
-    callers = {line.split()[-2]: line.split()[2] for line in tree.splitlines()
+    callers = {line.split()[-2]: line.split()[3] for line in tree.splitlines()
                if line.lstrip().startswith("<")}
     assert callers == {"linear_caller": f"{len(NS)}x", "quadratic_caller": f"{len(NS)}x"}
