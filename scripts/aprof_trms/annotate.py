@@ -131,6 +131,8 @@ def section(title: str, profile: aprof_profile.Profile, args) -> List[str]:
             lines.append(line)
             edges = edge_lines(profile, row.routine.key, args.tree, args.width, args.full_names)
             lines += edges + ([""] if edges else [])   # a routine's group ends with a blank line
+        if lines[-1] == "":
+            lines.pop()   # the blank line before the account follows
         if not profile.calls:
             account += (" --tree: the reports have no call records (format version 3 and later "
                         "have them), so no callers or callees are listed.")

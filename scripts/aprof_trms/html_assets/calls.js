@@ -39,13 +39,34 @@ function edgeTable(id, title, edges) {
   return box;
 }
 
-// A context's chain, root first, each routine a link (the last is the routine itself).
-function chainCell(chain) {
-  const td = el("td", { class: "chain" });
-  chain.forEach((idx, i) => {
-    if (i) td.appendChild(document.createTextNode(" › "));
-    td.appendChild(i === chain.length - 1 ? el("b", {}, DATA.rows[idx][F.name]) : routineLink(idx));
+// How many routines every chain starts with (their own routine left out), as
+// contexts.py's common_callers: shown once above the table, "…" in the rows.
+function commonCallers(chains) {
+  if (chains.length < 2) return 0;
+  let n = 0;
+  while (chains.every(c => c.length > n + 1 && c[n] === chains[0][n])) n++;
+  return n;
+}
+
+// Appends routines to `parent` as links separated by " › ".
+function appendChain(parent, idxs) {
+  idxs.forEach((idx, i) => {
+    if (i) parent.appendChild(document.createTextNode(" › "));
+    parent.appendChild(routineLink(idx));
   });
+}
+
+// A context's chain after its first `from` routines ("…", named in its
+// tooltip), the callers links, the routine itself in bold.
+function chainCell(chain, from) {
+  const td = el("td", { class: "chain" });
+  if (from) {
+    td.appendChild(el("span", { title: chain.slice(0, from).map(i => DATA.rows[i][F.name]).join(" › ") }, "…"));
+    td.appendChild(document.createTextNode(" › "));
+  }
+  appendChain(td, chain.slice(from, -1));
+  if (chain.length - 1 > from) td.appendChild(document.createTextNode(" › "));
+  td.appendChild(el("b", {}, DATA.rows[chain[chain.length - 1]][F.name]));
   return td;
 }
 
@@ -67,6 +88,12 @@ function contextSpec(c, i, log) {
 function contextsBox(d, log) {
   const box = el("div", { id: "contexts" });
   box.appendChild(el("h3", {}, `Calling contexts (${d.contexts.length}), where it grows worst first`));
+  const common = commonCallers(d.contexts.map(c => c.chain));
+  if (common) {
+    const p = el("p", { class: "note", id: "common-callers" }, `Every context starts with these ${common} routines (… below): `);
+    appendChain(p, d.contexts[0].chain.slice(0, common));
+    box.appendChild(p);
+  }
   const t = el("table", { class: "list", id: "contexts-table" });
   const head = el("tr");
   for (const h of ["#", "context", "calls", "share %", "at scale %", "trust", "fit", "why here"]) head.appendChild(el("th", {}, h));
@@ -74,7 +101,7 @@ function contextsBox(d, log) {
   d.contexts.forEach((c, i) => {
     const tr = el("tr");
     tr.appendChild(el("td", { class: "num" }, String(i + 1)));
-    tr.appendChild(chainCell(c.chain));
+    tr.appendChild(chainCell(c.chain, common));
     tr.appendChild(el("td", { class: "num" }, String(c.calls)));
     tr.appendChild(el("td", { class: "num" }, c.share.toFixed(2)));
     tr.appendChild(el("td", { class: "num" }, c.predicted === null ? "-" : c.predicted.toFixed(2)));
