@@ -251,7 +251,9 @@ def test_quadratic_context_first_with_fits_n_and_n2(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count(" contexts, ") == 1   # only work has two contexts
     rows = context_rows(proc.stdout)
-    assert [chain for _, chain in rows] == ["main > big > work", "main > small > work"]
+    # main, which every context starts with, is said once and is '…' in the rows.
+    assert "every context starts with 1 routine (… below): main\n" in proc.stdout
+    assert [chain for _, chain in rows] == ["… > big > work", "… > small > work"]
     (quad, _), (lin, _) = rows
     assert quad[6] == "n^2" and lin[6] == "n"
     assert quad[3] == lin[3] == "ok"
@@ -267,7 +269,7 @@ def test_quadratic_context_first_with_fits_n_and_n2(tmp_path):
         synthetic.Routine("work", synthetic.COSTS["n^2"], quadratic.sizes, caller="big")]
     path = synthetic.write_report(tmp_path / "aprof-trms.out.3", heavier, contexts=DEPTH)
     rows = context_rows(run("contexts.py", path).stdout)
-    assert [chain for _, chain in rows] == ["main > big > work", "main > small > work"]
+    assert [chain for _, chain in rows] == ["… > big > work", "… > small > work"]
     assert float(rows[0][0][1]) < float(rows[1][0][1])    # cheaper today, first all the same
 
 

@@ -107,7 +107,8 @@ def test_routine_section_shows_callers_callees_and_contexts(chromium, pages, tmp
         (caller, calls, cost) for (caller, _), (calls, cost) in edges.items() if caller in ("big", "small")}
     assert "none" in chromium.css("#callees")[0].text
     rows = cells(chromium, "#contexts-table tr")[1:]
-    assert [r[1] for r in rows] == ["main › big › work", "main › small › work"]
+    assert [r[1] for r in rows] == ["… › big › work", "… › small › work"]
+    assert chromium.css("#common-callers")[0].text.endswith(": main")
     assert [r[6] for r in rows] == ["n^2", "n"] and [r[5] for r in rows] == ["ok", "ok"]
     for i in (1, 2):
         assert len(chromium.css(f"#context-plot-{i} circle.pt")) == 12
