@@ -7,7 +7,7 @@
 (reports of runs with --collect-context=yes, format version 4):
 
     contexts.py [selection] [--scale K] [--metric trms|rms] [--plot DIR]
-                [--width N] [--full-names] REPORT|DIR...
+                [--max-contexts N] [--width N] [--full-names] REPORT|DIR...
 
 A context is a chain of routines from a thread's root to the routine
 (recursion folded, depth limited: docs/report-format.md). For each chosen
@@ -23,7 +23,8 @@ input grows --scale times beyond the largest seen, then inconclusive fits,
 then contexts that cannot be fitted. The first row is the context where the
 routine grows worst.
 
---plot DIR draws one worst-case cost plot per context (plot.py's figure,
+--max-contexts N (default 20, 0: all) shows the first N contexts of each
+routine. --plot DIR draws one worst-case cost plot per context shown (plot.py's figure,
 TRMS and RMS panels, titled with the chain): DIR/<routine>-context<rank>.png.
 
 The routines are chosen with the options of aprof_trms/select.py; by
@@ -49,6 +50,7 @@ from . import select
 from .names import plain_name, short_name
 
 DEFAULT_TOP = 5
+DEFAULT_MAX_CONTEXTS = 20
 DEFAULT_SIZE = "1000x480"
 ARROW = " > "
 ELLIPSIS = "…"
@@ -123,14 +125,14 @@ def chain_label(names: Sequence[str], width: int, common: int = 0) -> str:
 
 def chain_labels(chains: Sequence[Sequence[str]], width: int) -> List[str]:
     """chain_label of each of a routine's contexts, told apart: contexts
-    whose labels would be the same are shown from the first routine where
-    their chains differ instead (after the common part '…')."""
+    whose labels would be the same are shown from the last routine where
+    their chain first differs from one of theirs (after the common part '…')."""
     common = common_callers(chains)
     labels = [chain_label(c, width, common) for c in chains]
     for i, chain in enumerate(chains):
         twins = [chains[j] for j, label in enumerate(labels) if label == labels[i] and j != i]
         if twins:
-            differ = min(next((k for k, (a, b) in enumerate(zip(chain, t)) if a != b),
+            differ = max(next((k for k, (a, b) in enumerate(zip(chain, t)) if a != b),
                               min(len(chain), len(t))) for t in twins)
             labels[i] = chain_label(chain, width, min(differ, len(chain) - 1))
     return labels
@@ -159,6 +161,11 @@ def routine_contexts(profile: aprof_profile.Profile, args) -> List[RoutineContex
     return [RoutineContexts(r, rank_contexts(profile, r, args.metric, args.scale)) for r in chosen]
 
 
+def _shown(rc: RoutineContexts, most: int) -> List[aprof_rank.Row]:
+    """The first `most` contexts (0: all)."""
+    return rc.rows[:most] if most else rc.rows
+
+
 def _table(header: List[str], rows: List[List[str]], right: set) -> List[str]:
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
     return ["  ".join(c.rjust(w) if i in right else c.ljust(w)
@@ -167,11 +174,12 @@ def _table(header: List[str], rows: List[List[str]], right: set) -> List[str]:
 
 
 def format_routine(profile: aprof_profile.Profile, rc: RoutineContexts, metric: str,
-                   scale: float, width: int, full: bool) -> List[str]:
+                   scale: float, width: int, full: bool, most: int = 0) -> List[str]:
     from . import fit as aprof_fit
     r = rc.routine
     cost = sum(row.routine.cumulative_cost for row in rc.rows)
-    chains = [chain_names(profile, row.routine, full) for row in rc.rows]
+    rows = _shown(rc, most)
+    chains = [chain_names(profile, row.routine, full) for row in rows]
     common = common_callers(chains)
     lines = [f"{select.label(r.name, not full)} [{os.path.basename(r.object)}]: "
              f"{len(rc.rows)} context{'' if len(rc.rows) == 1 else 's'}, {r.calls} calls, "
@@ -181,7 +189,7 @@ def format_routine(profile: aprof_profile.Profile, rc: RoutineContexts, metric: 
                      f"(… below): {chain_label(chains[0][:common], max(_MIN_CHAIN_WIDTH, width - 40))}")
     header = ["#", "share%", "at scale%", "trust", "calls", "sizes", "fit", "R^2", "context"]
     cells = []
-    for i, row in enumerate(rc.rows, 1):
+    for i, row in enumerate(rows, 1):
         fitted = row.result is not None
         best = row.result.best if fitted else None
         cells.append([str(i), f"{row.share:.2f}", f"{row.predicted_share:.2f}" if fitted else "-",
@@ -196,20 +204,23 @@ def format_routine(profile: aprof_profile.Profile, rc: RoutineContexts, metric: 
     lines += ["  " + line for line in _table(header, cells, {0, 1, 2, 4, 5, 7})]
     lines.append("  Why each context is where it is (share of the routine's cost; "
                  "trust ? = inconclusive):")
-    for i, row in enumerate(rc.rows, 1):
+    for i, row in enumerate(rows, 1):
         formula = f"cost = {row.result.best.formula()}; " if row.result is not None else ""
         lines.append(f"  {i:>3}. {formula}{row.reason}")
+    if len(rows) < len(rc.rows):
+        lines.append(f"  ... and {len(rc.rows) - len(rows)} more contexts "
+                     "(--max-contexts 0 shows all)")
     return lines
 
 
 def format_text(profile: aprof_profile.Profile, chosen: List[RoutineContexts], metric: str,
-                scale: float, width: int, full: bool) -> str:
+                scale: float, width: int, full: bool, most: int = 0) -> str:
     lines = [f"Calling contexts: {len(profile.paths)} report(s), depth limit "
              f"{profile.context_depth}, cost {profile.cost_metric}; per context the max cost per "
              f"{metric} input size fitted (AICc), contexts ordered by predicted share of the "
              f"routine's cost at {scale:g}x the largest input seen, confident fits first", ""]
     for rc in chosen:
-        lines += format_routine(profile, rc, metric, scale, width, full) + [""]
+        lines += format_routine(profile, rc, metric, scale, width, full, most) + [""]
     return "\n".join(lines)
 
 
@@ -228,9 +239,10 @@ def draw(profile: aprof_profile.Profile, chosen: List[RoutineContexts], outdir: 
     written = []
     stems = apl.unique_stems([rc.routine.name for rc in chosen])
     for rc, stem in zip(chosen, stems):
-        chains = [chain_names(profile, row.routine, args.full_names) for row in rc.rows]
+        rows = _shown(rc, args.max_contexts)
+        chains = [chain_names(profile, row.routine, args.full_names) for row in rows]
         labels = chain_labels(chains, aprof_plot.TITLE_WIDTH)
-        for i, (row, label) in enumerate(zip(rc.rows, labels), 1):
+        for i, (row, label) in enumerate(zip(rows, labels), 1):
             context = row.routine
             fits = {m: aprof_plot.fit_of(aprof_fit, context, m) for m in aprof_plot.METRICS}
             # The title names the context: its chain as the table shows it.
@@ -264,6 +276,9 @@ def parse_args(argv):
                    help="line width (default: the terminal's, 120 when not a terminal)")
     p.add_argument("--full-names", action="store_true",
                    help="routine names as demangled, not shortened")
+    p.add_argument("--max-contexts", type=int, default=DEFAULT_MAX_CONTEXTS, metavar="N",
+                   help=f"show the first N contexts of each routine (default {DEFAULT_MAX_CONTEXTS}; "
+                   "0: all)")
     select.add_selection_arguments(p, top=DEFAULT_TOP)
     out = p.add_argument_group("plots")
     out.add_argument("--plot", metavar="DIR", default=None,
@@ -275,6 +290,8 @@ def parse_args(argv):
         args.width = terminal_width()
     elif args.width < 60:
         p.error("--width must be at least 60")
+    if args.max_contexts < 0:
+        p.error("--max-contexts must be at least 0")
     return args
 
 
@@ -283,7 +300,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     profile = aprof_profile.load_profile(args.reports)
     chosen = routine_contexts(profile, args)
     sys.stdout.write(format_text(profile, chosen, args.metric, args.scale, args.width,
-                                 args.full_names))
+                                 args.full_names, args.max_contexts))
     if args.plot is not None:
         written = draw(profile, chosen, args.plot, args)
         if not args.quiet:
