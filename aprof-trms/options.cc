@@ -114,7 +114,7 @@ void PrintUsage() {
       "    --collect-context=no|yes        yes: also profile each routine per calling\n"
       "                                    context (chain of callers, recursion\n"
       "                                    folded) [no]\n"
-      "    --context-depth=<n>             contexts keep at most n routines [30]\n");
+      "    --context-depth=<n>             contexts keep at most n routines [64]\n");
 }
 
 void PrintDebugUsage() {

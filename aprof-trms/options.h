@@ -23,7 +23,7 @@ struct Options {
   bool track_trms = true;  // --trms=no: RMS only
   bool input_sources = false;  // --input-sources=yes: who produced induced input
   bool collect_context = false;  // --collect-context=yes: profiles per calling context
-  u32 context_depth = 30;        // --context-depth: deepest context kept (docs/manual.md)
+  u32 context_depth = 64;        // --context-depth: deepest context kept (docs/manual.md)
   Timestamp overflow_threshold = kMaxTimestamp;
 };
 

@@ -97,6 +97,11 @@ void Engine::SwitchTo(ThreadId tid) {
 
 // --- Calls and returns ---------------------------------------------------------
 
+void Engine::Call(RoutineId routine) {
+  StartActivation(routine);
+  if (__builtin_expect(contexts_ != nullptr, 0)) current_->contexts.Enter(*contexts_, routine);
+}
+
 void Engine::Return() {
   if (current_->stack.depth() == 0) {
     ++stats_.unmatched_returns;
@@ -136,6 +141,11 @@ ActivationResult Engine::Suspend() {
   // No longer pending on the stack (a later run calls it again), not recorded.
   current_->record->profile.RecordActivation(run, /*record=*/false);
   return run;
+}
+
+void Engine::Resume(const ActivationResult& earlier) {
+  StartActivation(earlier.routine);
+  if (contexts_) current_->contexts.Resume(earlier.routine, earlier.context);
 }
 
 void Engine::Return(const ActivationResult& earlier) {

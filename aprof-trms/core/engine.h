@@ -96,10 +96,7 @@ class Engine {
   void set_recording(bool recording) { recording_ = recording; }
 
   // --- Events of the current thread ----------------------------------------
-  void Call(RoutineId routine) {
-    StartActivation(routine);
-    if (__builtin_expect(contexts_ != nullptr, 0)) current_->contexts.Enter(*contexts_, routine);
-  }
+  void Call(RoutineId routine);
   void Return();
   void AddCost(u64 amount) { current_->record->cost += amount; }
   // Accesses within one cell (most of them) take the inline path, which
@@ -147,14 +144,11 @@ class Engine {
   // The top activation stops running without completing. Toward its parent
   // the run counts as a completed child (its partial sizes and cost fold
   // into the parent, as at a return); what the run measured is returned, to
-  // be summed with AddRun. A later run starts with Call(routine).
+  // be summed with AddRun. A later run starts with Resume(earlier runs).
   ActivationResult Suspend();
   // Starts a later run of a suspended activation, whose earlier runs
   // measured `earlier`: Call() that keeps the context of its first run.
-  void Resume(const ActivationResult& earlier) {
-    StartActivation(earlier.routine);
-    if (contexts_) current_->contexts.Resume(earlier.routine, earlier.context);
-  }
+  void Resume(const ActivationResult& earlier);
   // Completes the top activation, whose earlier runs measured `earlier`.
   void Return(const ActivationResult& earlier);
   // Records an activation that was suspended and will not run again (its
@@ -234,6 +228,7 @@ class Engine {
   __attribute__((noinline)) void CountSource(LiveThread& thread, uptr cell);
   // Sets the slots of cells [first, last] to value.
   static void Fill(ShadowMemory& memory, uptr first, uptr last, Timestamp value);
+  // Call() and Resume() but for the context.
   void StartActivation(RoutineId routine) {
     Tick();
     current_->stack.Push(routine, count_, current_->record->cost);

@@ -180,7 +180,9 @@ class Context:
     id: int
     parent: int            # context id; 0 for a root
     routine: int           # routine id
-    depth: int             # 1 for a root
+    # 1 for a root; computed by the reader (not a field of the record, so
+    # not compared: Context(id, parent, routine) equals the node read).
+    depth: int = dataclasses.field(default=0, compare=False)
 
 
 class ContextTuple(NamedTuple):
@@ -452,7 +454,7 @@ class _Parser:
     def rec_contexts(self, tag, args):
         depth = self.int_field(tag, "depth limit", args[0])
         if depth < 1:
-            raise self.error(f"'{tag}' record: depth limit {depth} is not at least 1")
+            raise self.error(f"'{tag}' record: depth limit must be at least 1, found {depth}")
         self.header["context_depth"] = depth
 
     def rec_shadow_peak_bytes(self, tag, args):
@@ -604,7 +606,8 @@ class _Parser:
             what = "duplicate context id" if ident in self.contexts else "context id"
             raise self.error(f"{what} {ident} out of sequence (expected {expected})")
         if parent != 0 and parent not in self.contexts:
-            raise self.error(f"context {ident}: parent {parent} is not a context defined before it")
+            raise self.error(f"context {ident}: parent {parent} is not a smaller id of a context "
+                             "defined before it")
         self.routine_ref(tag, routine)
         depth = self.contexts[parent].depth + 1 if parent else 1
         if depth > depth_limit:
@@ -913,9 +916,10 @@ def consistency_problems(report: Report) -> List[str]:
     the same activations as `totals` (calls, self cost), each activation's
     RMS <= TRMS (in sum), the cumulative cost of outermost activations is
     between the largest activation and the sum of all of them and within the
-    thread's total cost; every routine has activations; the call edges into
-    a routine count at most its activations in that thread; the tuples of a
-    routine's calling contexts add up to its own."""
+    thread's total cost; every routine has activations (or is named by input
+    sources or a context node); the call edges into a routine count at most
+    its activations in that thread; the tuples of a routine's calling
+    contexts add up to its own."""
     problems: List[str] = []
     per: Dict[Tuple[str, int, int], List[int]] = {}
 
@@ -995,6 +999,7 @@ def consistency_problems(report: Report) -> List[str]:
     with_totals.update(s.routine for s in report.thread_sources.values())
     with_totals.update(s.producer_routine for s in report.thread_sources.values())
     with_totals.update(s.routine for s in report.kernel_sources.values())
+    with_totals.update(c.routine for c in report.contexts.values())  # a node's routine
     callers = {caller for (_, caller, _) in report.calls}
     for rid in report.routines:
         if rid not in with_totals and rid not in callers:

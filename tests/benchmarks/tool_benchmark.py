@@ -503,14 +503,16 @@ class Tool:
 
 
 TOOL_NAMES = ["native", "none", "memcheck", "callgrind", "helgrind", "aprof-trms", "aprof-rms",
-              "aprof-sources"]
-# aprof-rms and aprof-sources (--input-sources=yes) are left out: runs as long
-# as aprof-trms's, for figures only wanted when studying the cost of the TRMS
-# tracking or of the input sources.
-DEFAULT_TOOLS = [t for t in TOOL_NAMES if t not in ("aprof-rms", "aprof-sources")]
+              "aprof-sources", "aprof-contexts"]
+# aprof-rms, aprof-sources (--input-sources=yes) and aprof-contexts
+# (--collect-context=yes) are left out: runs as long as aprof-trms's, for
+# figures only wanted when studying the cost of the TRMS tracking, of the
+# input sources or of the calling contexts.
+DEFAULT_TOOLS = [t for t in TOOL_NAMES if t not in ("aprof-rms", "aprof-sources", "aprof-contexts")]
 # Options of the aprof-trms variants over the default run.
 APROF_VARIANT_OPTIONS = {"aprof-trms": [], "aprof-rms": ["--trms=no"],
-                         "aprof-sources": ["--input-sources=yes"]}
+                         "aprof-sources": ["--input-sources=yes"],
+                         "aprof-contexts": ["--collect-context=yes"]}
 NATIVE = Tool("native", lambda d: [])
 
 

@@ -155,7 +155,7 @@ def mutations():
         return i
 
     return [
-        ("parent not defined yet", set_field(work_small, 2, "99"), r"parent 99 is not a context defined before it"),
+        ("parent not defined yet", set_field(work_small, 2, "99"), r"parent 99 is not a smaller id of a context defined before it"),
         ("unknown routine", set_field(work_small, 3, "77"), r"undefined routine 77"),
         ("context field count", context_extra_field, r"'context' record needs 3 field"),
         ("tuple field count", extra_field, r"'context-trms' record needs 11 field"),

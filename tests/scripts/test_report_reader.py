@@ -661,3 +661,49 @@ def test_reading_in_blocks_changes_nothing(tmp_path, monkeypatch, block):
     assert isinstance(whole[0], ar.Report) and whole[0].trms
     assert all(isinstance(w, str) for w in whole[1:]), whole
     assert ":11: invalid UTF-8" in whole[4] and "'thread' record" in whole[5]
+
+
+# Version 4: the optional calling-context records (--collect-context=yes).
+def contexts_example():
+    """The calling-context example of docs/report-format.md."""
+    doc = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
+                       "report-format.md")
+    with open(doc, encoding="utf-8") as f:
+        text = f.read()
+    return re.search(r"## Example with calling contexts.*?```\n(.*?)```", text, re.S).group(1)
+
+
+def test_version_4_context_records():
+    r = parse(contexts_example())
+    assert r.header.version == 4 and r.header.context_depth == 64
+    assert r.contexts[5] == ar.Context(5, 4, 4)
+    assert r.context_trms[(1, 3, 12)].calls == 3 and r.context_rms[(1, 5, 102)].sum_cost == 1025
+    assert ar.consistency_problems(r) == []
+    # A node whose activations all completed while collection was off: its
+    # routine has a routine record but no activation.
+    text = contexts_example().replace(
+        "totals\t", "routine\t5\t0x401300\t/home/u/callers\tidle\tidle\t0x401300\tsrc/callers.c\t40\ntotals\t", 1)
+    text = text.replace("context-trms\t", "context\t6\t1\t5\ncontext-trms\t", 1).replace("end\t46", "end\t48")
+    r = parse(text)
+    assert r.contexts[6] == ar.Context(6, 1, 5) and ar.consistency_problems(r) == []
+    # A report without contexts has none of them.
+    assert parse(report_text(EXAMPLE_BODY_V2, header=["aprof-trms-report\t4"] + HEADER[1:])).contexts == {}
+
+
+@pytest.mark.parametrize("old, new, pattern", [
+    ("contexts\t64\n", "", "'context' record in a report without the 'contexts' record"),
+    ("contexts\t64\n", "contexts\t0\n", "depth limit must be at least 1"),
+    ("context\t3\t2\t4\n", "context\t3\t3\t4\n", "parent 3 is not a smaller id"),
+    ("context\t3\t2\t4\n", "context\t3\t2\t9\n", "undefined routine 9"),
+    ("context\t2\t1\t2\n", "context\t7\t1\t2\n", "context id 7 out of sequence"),
+    ("context-trms\t1\t3\t12\t", "context-trms\t1\t6\t12\t", "undefined context 6"),
+    ("context-rms\t1\t4\t104\t", "context-rms\t1\t1\t104\t", "not sorted by thread, context"),
+])
+def test_version_4_context_errors(old, new, pattern):
+    text = contexts_example()
+    assert text.count(old) == 1
+    text = text.replace(old, new)
+    if not new:  # one record fewer
+        text = text.replace("end\t46\n", "end\t45\n")
+    with pytest.raises(ar.ReportError, match=pattern):
+        ar.loads(text)
