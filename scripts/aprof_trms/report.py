@@ -516,9 +516,7 @@ class _Parser:
             self.last_tuple_key = None
             self.last_tuple_tag = tag
         if self.last_tuple_key is not None and key <= self.last_tuple_key:
-            what = "duplicate" if key == self.last_tuple_key else "not sorted by thread, routine, input size:"
-            raise self.error(f"'{tag}' record {what} (thread {t.thread}, routine {t.routine}, "
-                             f"size {t.size}) after {self.last_tuple_key}")
+            raise self.tuple_order_error(tag, key, "routine")
         self.last_tuple_key = key
         if self.tuple_sink is None:
             self.metrics[tag][key] = t
@@ -526,6 +524,14 @@ class _Parser:
             self.tuple_sink(tag, t)
 
     rec_rms = rec_trms
+
+    def tuple_order_error(self, tag: str, key: Tuple[int, int, int], keyed_by: str) -> ReportError:
+        """A tuple record (thread, `keyed_by`, size) = key not after the last one."""
+        what = ("duplicate" if key == self.last_tuple_key
+                else f"not sorted by thread, {keyed_by}, input size:")
+        thread, ident, size = key
+        return self.error(f"'{tag}' record {what} (thread {thread}, {keyed_by} {ident}, "
+                          f"size {size}) after {self.last_tuple_key}")
 
     # --- input sources --------------------------------------------------------
     def optional_routine(self, tag: str, what: str, text: str) -> Optional[int]:
@@ -629,9 +635,7 @@ class _Parser:
             self.last_tuple_key = None
             self.last_tuple_tag = tag
         if self.last_tuple_key is not None and key <= self.last_tuple_key:
-            what = "duplicate" if key == self.last_tuple_key else "not sorted by thread, context, input size:"
-            raise self.error(f"'{tag}' record {what} (thread {t.thread}, context {t.context}, "
-                             f"size {t.size}) after {self.last_tuple_key}")
+            raise self.tuple_order_error(tag, key, "context")
         self.last_tuple_key = key
         self.context_metrics[tag][key] = t
 

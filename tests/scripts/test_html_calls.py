@@ -19,7 +19,7 @@ sys.path.insert(0, HERE)
 import browser  # noqa: E402
 import synthetic  # noqa: E402
 from test_html import page_data, run  # noqa: E402
-from test_html_browser import TABLE_ROWS, set_checkbox, type_filter  # noqa: E402
+from test_html_browser import TABLE_ROWS, chromium, set_checkbox, type_filter  # noqa: E402,F401
 
 DEPTH = 6
 
@@ -74,16 +74,6 @@ def test_page_data_has_callers_callees_and_contexts(pages):
     _, plain_data, plain_details = page_data(plain)
     assert plain_data["calls"]["context_depth"] is None
     assert all("contexts" not in d for d in plain_details)
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    try:
-        b = browser.Chromium(height=1150)
-    except browser.BrowserMissing as e:
-        pytest.fail(str(e), pytrace=False)
-    with b:
-        yield b
 
 
 def show(b, path, name):
