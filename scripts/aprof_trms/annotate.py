@@ -5,7 +5,8 @@
 """Flat text view of a profile, one line per routine (aprof_trms.table):
 
     annotate.py [--sort KEY] [--ascending] [--min-share PCT] [--top N]
-                [--per-thread] [--width N] [--full-names] [selection] REPORT|DIR...
+                [--per-thread] [--width N] [--full-names] [--tree=caller|calling|both]
+                [selection] REPORT|DIR...
 
 Columns: calls, self cost and share, inclusive cost and share, distinct TRMS
 and RMS sizes, profile richness, thread-induced and external shares of the
@@ -25,6 +26,14 @@ sorted table. The last line says what was left out and how to see it.
 Lines fit the terminal's width (or --width): long C++ names are shortened
 (template arguments, then parameters become '…'); --full-names prints them
 whole.
+
+--tree (callgrind_annotate's option) lists under each routine its callers
+(`caller`, lines starting with '<'), its callees (`calling`, '>') or both,
+from the report's call records (format version 3 and later): per edge the
+inclusive cost of the callee's activations called along it, its share of
+the total cost, the number of calls, and the routine at the other end;
+most costly first. A recursive routine's edge to itself counts nested
+activations again.
 
 Exit status (aprof_trms.cli): 0 done, 1 bad input, 2 bad usage.
 """
@@ -81,6 +90,27 @@ def format_table(rows: List[table.RoutineRow], width: int, full_names: bool,
     return lines
 
 
+TREE_CHOICES = ("none", "caller", "calling", "both")
+
+
+def edge_lines(profile: aprof_profile.Profile, key, tree: str, width: int,
+               full_names: bool) -> List[str]:
+    """The caller ('<') and callee ('>') lines of a routine for --tree."""
+    callers, callees = profile.callers_and_callees(key)
+    shown = ([("<", callers)] if tree in ("caller", "both") else []) + \
+            ([(">", callees)] if tree in ("calling", "both") else [])
+    lines = []
+    for mark, edges in shown:
+        for other, edge in edges:
+            r = profile.routines[other]
+            share = 100.0 * edge.inclusive_cost / profile.total_cost if profile.total_cost else 0.0
+            head = f"    {mark} {edge.inclusive_cost} ({share:.2f}%) {edge.calls}x "
+            where = f" [{os.path.basename(r.object)}]"
+            name = r.name if full_names else short_name(r.name, max(8, width - len(head) - len(where)))
+            lines.append(head + name + where)
+    return lines
+
+
 def section(title: str, profile: aprof_profile.Profile, args) -> List[str]:
     selection = select.select_routines(profile, args, apply_limit=False)
     rows = table.sort_rows(table.routine_rows(profile, selection.routines), args.sort, args.ascending)
@@ -91,8 +121,21 @@ def section(title: str, profile: aprof_profile.Profile, args) -> List[str]:
     lines = [f"{title}: total cost {profile.total_cost} {profile.cost_metric}, "
              f"{len(profile.routines)} routines, sorted by {args.sort} "
              f"({'ascending' if args.ascending else 'descending'})", ""]
-    lines += (format_table(rows, args.width, args.full_names, bool(profile.sources)) if rows
-              else ["(no routine to show)"])
+    table_lines = (format_table(rows, args.width, args.full_names, bool(profile.sources)) if rows
+                   else ["(no routine to show)"])
+    if args.tree == "none" or not rows:
+        lines += table_lines
+    else:
+        lines.append(table_lines[0])
+        for row, line in zip(rows, table_lines[1:]):
+            lines.append(line)
+            edges = edge_lines(profile, row.routine.key, args.tree, args.width, args.full_names)
+            lines += edges + ([""] if edges else [])   # a routine's group ends with a blank line
+        if lines[-1] == "":
+            lines.pop()   # the blank line before the account follows
+        if not profile.calls:
+            account += (" --tree: the reports have no call records (format version 3 and later "
+                        "have them), so no callers or callees are listed.")
     return lines + [""] + textwrap.wrap(account, args.width, break_on_hyphens=False)
 
 
@@ -117,6 +160,10 @@ def parse_args(argv):
     p.add_argument("--width", type=int, default=None, metavar="N",
                    help="line width (default: the terminal's, 120 when not a terminal)")
     p.add_argument("--full-names", action="store_true", help="do not shorten routine names")
+    p.add_argument("--tree", choices=TREE_CHOICES, default="none",
+                   help="under each routine, its callers (caller: lines '<'), callees (calling: "
+                   "'>') or both, with the inclusive cost, cost share and calls of each edge "
+                   "(default none)")
     select.add_selection_arguments(p, default_choice=False)
     p.set_defaults(min_share=DEFAULT_THRESHOLD)
     args = p.parse_args(argv)

@@ -46,6 +46,7 @@ from typing import Dict, List, Optional, Sequence
 from . import __version__, cli
 from . import charts as aprof_charts
 from . import fit as aprof_fit
+from . import html_calls
 from . import plot as aprof_plot
 from . import profile as aprof_profile
 from . import rank as aprof_rank
@@ -77,9 +78,10 @@ def _fit_json(fit) -> Dict:
             "r2": _num(fit.r2), "aicc": _num(fit.criterion)}
 
 
-def _fits_json(row: table.RoutineRow) -> Dict:
+def fits_json(fits: Dict[str, aprof_plot.FitInfo]) -> Dict:
+    """The fits by metric: best and runner-up, or why there is none."""
     out = {}
-    for metric, info in row.fits.items():
+    for metric, info in fits.items():
         if info.result is None:
             out[metric] = {"reason": info.reason}
         else:
@@ -183,7 +185,8 @@ def report_data(reports: Sequence[aprof_report.Report], argv: Sequence[str],
             tr = tp.routines.get(r.key)
             per_thread.append([_points_json(tr.trms), _points_json(tr.rms)] if tr else None)
         details.append({"trms": _points_json(r.trms), "rms": _points_json(r.rms),
-                        "fits": _fits_json(row), "threads": per_thread})
+                        "fits": fits_json(row.fits), "threads": per_thread,
+                        **html_calls.routine_json(profile, r, index)})
     return {
         "generator": f"aprof-trms {__version__} html",
         "argv": " ".join(shlex.quote(a) for a in argv),
@@ -204,6 +207,7 @@ def report_data(reports: Sequence[aprof_report.Report], argv: Sequence[str],
         "program": program_json(reports),
         "ranking": ranking_json(profile, index, selection_args),
         "regression": regression_json(baseline, profile),
+        "calls": html_calls.page_json(profile),
     }
 
 
@@ -228,7 +232,7 @@ def render(data: Dict) -> str:
     details = "\n".join(_json(d) for d in data.pop("details"))
     values = {"TITLE": html.escape(" ; ".join(data["commands"]) or "aprof-trms report"),
               "STYLE": _asset("report.css"), "DATA": _json(data), "DETAILS": details,
-              "SCRIPT": _asset("report.js")}
+              "SCRIPT": _asset("report.js") + _asset("calls.js")}
     # One pass: a routine name containing "@SCRIPT@" stays text.
     return re.sub(r"@(TITLE|STYLE|DATA|DETAILS|SCRIPT)@", lambda m: values[m.group(1)],
                   _asset("report.html"))

@@ -340,6 +340,9 @@ def same_sizes(routine) -> bool:
 SAME_SIZES = "TRMS = RMS on every activation"
 
 
+TITLE_WIDTH = 70   # characters of a routine's name in a picture's title
+
+
 def _title(routine, style: Style, width: int) -> str:
     return apl.tex_escape(apl.short_name(select.label(routine.name, style.short_names), width))
 
@@ -356,7 +359,7 @@ def routine_figure(plt, np, aprof_fit, routine, kind: str, fits: Dict[str, FitIn
                      f"input size = TRMS = RMS ({SAME_SIZES}: one panel)", fontsize="medium")
     if kind != "workload" and len(metrics) > 1:
         axes[0][1].yaxis.set_tick_params(labelleft=True)
-    fig.suptitle(f"{_title(routine, style, 70)}: {KIND_TITLES[kind]}", fontsize="large")
+    fig.suptitle(f"{_title(routine, style, TITLE_WIDTH)}: {KIND_TITLES[kind]}", fontsize="large")
     fig.tight_layout()
     apl.declutter_ticks(fig)
     return fig

@@ -20,6 +20,14 @@ Merging reports with different cost metrics, memory resolutions, TRMS
 tracking (--trms) or external input (--syscall-input: which system calls'
 writes count as input from the kernel, and so the TRMS of the same
 activation) is refused (ProfileError): their numbers are not comparable.
+
+Call edges (format version 3) are merged by (caller key, callee key).
+Calling contexts (format version 4, --collect-context=yes) are merged by
+their chain of routine keys from the root: the same chain in two reports is
+one context. They are kept only when every report has them with the same
+depth limit (a chain cut at depth 4 in one run and 8 in another is not the
+same context, and a report without contexts would leave activations out);
+otherwise Profile.contexts is empty and Profile.contexts_missing says why.
 """
 import dataclasses
 import fnmatch
@@ -29,10 +37,11 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Un
 from . import report as aprof_report
 from . import producers as aprof_sources
 
-__all__ = ["ProfileError", "Point", "RoutineProfile", "Profile", "merge", "report_files",
-           "load_profile"]
+__all__ = ["ProfileError", "Point", "RoutineProfile", "ContextProfile", "EdgeTotals", "Profile",
+           "merge", "report_files", "load_profile"]
 
 RoutineKey = Tuple[str, str]  # (object path, mangled name)
+ContextKey = Tuple[RoutineKey, ...]  # the chain of routines from the root to the context's own
 
 
 class ProfileError(Exception):
@@ -113,6 +122,34 @@ class RoutineProfile:
         return sum(p.sum_external for p in self.trms.values())
 
 
+class ContextProfile(RoutineProfile):
+    """The activations of a routine in one calling context (format version
+    4), with the fields of a RoutineProfile, so that fit.py, plot.py and
+    rank.py take it as they take a routine: key is the chain of routine keys
+    from the root (ContextKey), name, mangled and object are the routine's.
+    calls, self_cost and cumulative_cost are sums over the context's
+    activations (no `totals` record exists per context: a recursive
+    routine's activations folded into one context count each)."""
+
+    @property
+    def routine_key(self) -> RoutineKey:
+        return self.key[-1]
+
+    def add_sums(self) -> None:
+        """calls, self_cost and cumulative_cost from the trms points."""
+        self.calls = sum(p.calls for p in self.trms.values())
+        self.self_cost = sum(p.sum_self_cost for p in self.trms.values())
+        self.cumulative_cost = sum(p.sum_cost for p in self.trms.values())
+
+
+@dataclasses.dataclass
+class EdgeTotals:
+    """A caller-to-callee edge of the call graph, merged over threads and
+    reports: calls and the sum of the callee activations' cumulative costs."""
+    calls: int = 0
+    inclusive_cost: int = 0
+
+
 @dataclasses.dataclass
 class Profile:
     paths: List[str]
@@ -126,6 +163,44 @@ class Profile:
     # --input-sources=yes reports: each routine's own induced reads by
     # producer (aprof_trms.producers; empty otherwise).
     sources: aprof_sources.SourceCounts = dataclasses.field(default_factory=dict)
+    # By (caller key, callee key); empty for reports older than version 3.
+    calls: Dict[Tuple[RoutineKey, RoutineKey], EdgeTotals] = dataclasses.field(default_factory=dict)
+    # --collect-context=yes reports: the contexts by their chain, and the depth limit.
+    contexts: Dict[ContextKey, ContextProfile] = dataclasses.field(default_factory=dict)
+    context_depth: Optional[int] = None
+    contexts_missing: str = ""   # why contexts is empty, for messages
+    # Indexes by routine of calls and contexts, built on first use (a page
+    # of every routine asks for each one's edges and contexts).
+    _index: Optional[tuple] = dataclasses.field(default=None, repr=False, compare=False)
+
+    def _by_routine(self) -> tuple:
+        if self._index is None:
+            callers: Dict[RoutineKey, list] = {}
+            callees: Dict[RoutineKey, list] = {}
+            contexts: Dict[RoutineKey, List[ContextProfile]] = {}
+            for (a, b), e in self.calls.items():
+                callers.setdefault(b, []).append((a, e))
+                callees.setdefault(a, []).append((b, e))
+            order = lambda item: (-item[1].inclusive_cost, item[0])  # noqa: E731
+            for edges in list(callers.values()) + list(callees.values()):
+                edges.sort(key=order)
+            for c in self.contexts.values():
+                contexts.setdefault(c.routine_key, []).append(c)
+            for found in contexts.values():
+                found.sort(key=lambda c: (-c.cumulative_cost, c.key))
+            self._index = (callers, callees, contexts)
+        return self._index
+
+    def contexts_of(self, routine_key: RoutineKey) -> List[ContextProfile]:
+        """The contexts of a routine, costliest first."""
+        return list(self._by_routine()[2].get(routine_key, []))
+
+    def callers_and_callees(self, routine_key: RoutineKey) \
+            -> Tuple[List[Tuple[RoutineKey, EdgeTotals]], List[Tuple[RoutineKey, EdgeTotals]]]:
+        """([(caller, edge)], [(callee, edge)]) of a routine, each by
+        decreasing inclusive cost (a recursive edge is in both)."""
+        callers, callees, _ = self._by_routine()
+        return list(callers.get(routine_key, [])), list(callees.get(routine_key, []))
 
     def find(self, pattern: str) -> List[RoutineProfile]:
         """Routines whose demangled or mangled name matches the glob pattern
@@ -193,6 +268,9 @@ class _Merger:
         self.routines: Dict[RoutineKey, RoutineProfile] = {}
         self.total_cost = 0
         self.sources: aprof_sources.SourceCounts = {}
+        self.calls: Dict[Tuple[RoutineKey, RoutineKey], EdgeTotals] = {}
+        self.contexts: Dict[ContextKey, ContextProfile] = {}
+        self.context_depths: Dict[Optional[int], str] = {}   # depth limit -> a report with it
 
     def add(self, rep: aprof_report.Report, points: _ReportPoints) -> None:
         if self.first is None:
@@ -217,6 +295,12 @@ class _Merger:
             rp.self_cost += t.self_cost
             rp.cumulative_cost += t.cumulative_cost
         aprof_sources.add_report(self.sources, rep, keys)
+        for (_, caller, callee), e in rep.calls.items():
+            edge = self.calls.setdefault((keys[caller], keys[callee]), EdgeTotals())
+            edge.calls += e.calls
+            edge.inclusive_cost += e.inclusive_cost
+        self.context_depths.setdefault(rep.header.context_depth, rep.path)
+        self.add_contexts(rep, keys)
         for rid, (trms, rms) in points.of.items():
             rp = routines[keys[rid]]
             if not rp.trms and not rp.rms:   # the routine's first report: take its points
@@ -229,13 +313,48 @@ class _Merger:
                     else:
                         mine[size] = point
 
+    def add_contexts(self, rep: aprof_report.Report, keys: Dict[int, RoutineKey]) -> None:
+        chains: Dict[int, ContextKey] = {}
+        for c in rep.contexts.values():   # by id: parents first
+            chains[c.id] = (chains[c.parent] if c.parent else ()) + (keys[c.routine],)
+        for metric in aprof_report.METRICS:
+            for (_, cid, size), t in rep.context_metric(metric).items():
+                chain = chains[cid]
+                cp = self.contexts.get(chain)
+                if cp is None:
+                    r = rep.routines[rep.contexts[cid].routine]
+                    cp = self.contexts[chain] = ContextProfile(chain, r.name, r.mangled, r.object)
+                points = cp.points(metric)
+                if size in points:
+                    points[size].add(t)
+                else:
+                    points[size] = Point(*t[2:])
+
+    def context_profiles(self) -> Tuple[Dict[ContextKey, ContextProfile], Optional[int], str]:
+        """The merged contexts, their depth limit, and why there are none."""
+        depths = self.context_depths
+        if None in depths and len(depths) == 1:
+            return {}, None, "the reports have no calling contexts"
+        if None in depths:
+            return {}, None, (f"{depths[None]} has no calling contexts, but "
+                              f"{next(p for d, p in depths.items() if d is not None)} has: "
+                              "contexts are shown only when every report has them")
+        if len(depths) > 1:
+            listed = ", ".join(f"{p} depth {d}" for d, p in sorted(depths.items()))
+            return {}, None, (f"the reports have calling contexts of different depth limits "
+                              f"({listed}): they cannot be merged")
+        for cp in self.contexts.values():
+            cp.add_sums()
+        return self.contexts, next(iter(depths)), ""
+
     def profile(self) -> Profile:
         if self.first is None:
             raise ProfileError("no report to merge")
         h = self.first.header
+        contexts, depth, missing = self.context_profiles()
         return Profile(self.paths, self.commands, h.cost_metric, h.memory_resolution,
                        h.trms_tracking, h.syscall_input, self.total_cost, self.routines,
-                       self.sources)
+                       self.sources, self.calls, contexts, depth, missing)
 
 
 def merge(reports: Sequence[aprof_report.Report]) -> Profile:

@@ -218,7 +218,8 @@ def write_csv(out, metric: str, rows: List[Row], short: bool) -> None:
                         runner_up_criterion=f"{ru.criterion:.3f}" if ru else ""))
 
 
-def _positive_float(text: str) -> float:
+def positive_scale(text: str) -> float:
+    """--scale: a number greater than 1 (argparse type)."""
     import argparse
     try:
         value = float(text)
@@ -240,7 +241,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         "Exit status: 0 done, 1 bad input, 2 bad usage.")
     p.add_argument("reports", nargs="+", metavar="REPORT|DIR",
                    help="aprof-trms reports, or directories of aprof-trms.out.* files (all merged)")
-    p.add_argument("--scale", type=_positive_float, default=DEFAULT_SCALE, metavar="K",
+    p.add_argument("--scale", type=positive_scale, default=DEFAULT_SCALE, metavar="K",
                    help=f"predict the cost at K times the largest input seen (default {DEFAULT_SCALE:g})")
     p.add_argument("--metric", choices=aprof_report.METRICS, default="trms",
                    help="input size metric (default trms)")

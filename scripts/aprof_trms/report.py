@@ -33,8 +33,9 @@ __all__ = [
     "Header", "Thread", "Routine", "Totals", "CostTuple", "ThreadSource", "KernelSource",
     "Report",
     "load", "loads", "unescape", "escape",
-    "CallEdge", "Context", "routines_named", "routine_named", "activations", "totals", "tuples",
+    "CallEdge", "routines_named", "routine_named", "activations", "totals", "tuples",
     "callers_and_callees", "consistency_problems",
+    "Context", "ContextTuple", "context_path", "contexts_of", "context_tuples",
 ]
 
 MAGIC = "aprof-trms-report"
@@ -44,6 +45,8 @@ FORMAT_VERSION = 4
 # version 3 added the optional call records and input-sources records
 # (--input-sources=yes); version 2 has neither.
 _OLD_FIELD_COUNTS = {1: {"routine": 5}, 2: {}, 3: {}}
+# The records a version introduced: an older report that has one is malformed.
+_SINCE_VERSION = {"contexts": 4, "context": 4, "context-trms": 4, "context-rms": 4}
 METRICS = ("trms", "rms")
 COST_METRICS = ("bb", "instructions")
 RESOLUTIONS = (1, 2, 4, 8, 16)
@@ -83,8 +86,8 @@ class Header:
     # True for --input-sources=yes: the report has thread-source and
     # kernel-source records.
     input_sources: bool = False
-    # --collect-context=yes (format version 4): the depth limit of the
-    # contexts; None without context records.
+    # The depth limit of --collect-context=yes runs (version 4): the report
+    # has context, context-trms and context-rms records. None: no contexts.
     context_depth: Optional[int] = None
 
 
@@ -170,10 +173,32 @@ class CallEdge:
 
 @dataclasses.dataclass(frozen=True)
 class Context:
-    """A node of the calling-context tree (since format version 4)."""
+    """A node of the calling-context tree (since format version 4): the
+    activations of `routine` whose chain of pending routines, from the
+    thread's root, is that of `parent` followed by `routine` (recursion
+    folded, depth limited: docs/report-format.md)."""
     id: int
-    parent: int            # 0 for a root, else a smaller context id
+    parent: int            # context id; 0 for a root
     routine: int           # routine id
+    # 1 for a root; computed by the reader (not a field of the record, so
+    # not compared: Context(id, parent, routine) equals the node read).
+    depth: int = dataclasses.field(default=0, compare=False)
+
+
+class ContextTuple(NamedTuple):
+    """Activations in one calling context (in one thread) with one input
+    size: the fields of CostTuple, keyed by context instead of routine."""
+    thread: int            # thread serial; 0 when merged over threads
+    context: int           # context id
+    size: int
+    calls: int
+    min_cost: int
+    max_cost: int
+    sum_cost: int
+    sum_sq_cost: int
+    sum_self_cost: int
+    sum_thread_induced: int
+    sum_external: int
 
 
 @dataclasses.dataclass
@@ -193,12 +218,15 @@ class Report:
         dataclasses.field(default_factory=dict)
     # By (thread, caller, callee); empty in reports older than version 3.
     calls: Dict[Tuple[int, int, int], CallEdge] = dataclasses.field(default_factory=dict)
-    # Calling contexts (empty unless header.context_depth): the tree by id,
-    # and the context-trms and context-rms records by (thread, context,
-    # size), as CostTuples whose `routine` field holds the context id.
+    # By id, and the tuples by (thread, context, size); empty unless
+    # header.context_depth (format version 4, --collect-context=yes).
     contexts: Dict[int, Context] = dataclasses.field(default_factory=dict)
-    context_trms: Dict[Tuple[int, int, int], CostTuple] = dataclasses.field(default_factory=dict)
-    context_rms: Dict[Tuple[int, int, int], CostTuple] = dataclasses.field(default_factory=dict)
+    context_trms: Dict[Tuple[int, int, int], ContextTuple] = dataclasses.field(default_factory=dict)
+    context_rms: Dict[Tuple[int, int, int], ContextTuple] = dataclasses.field(default_factory=dict)
+
+    def context_metric(self, name: str) -> Dict[Tuple[int, int, int], ContextTuple]:
+        self.metric(name)   # checks the name
+        return self.context_trms if name == "trms" else self.context_rms
 
     def metric(self, name: str) -> Dict[Tuple[int, int, int], CostTuple]:
         if name not in METRICS:
@@ -258,7 +286,8 @@ _TAGS = {
     "thread": (3, 8), "routine": (8, 9), "totals": (5, 10),
     "trms": (11, 11), "rms": (11, 12), "call": (5, 12.2),
     "thread-source": (5, 12.3), "kernel-source": (4, 12.6),
-    "context": (3, 12.7), "context-trms": (11, 12.8), "context-rms": (11, 12.9), "end": (1, 13),
+    "context": (3, 12.7), "context-trms": (11, 12.8), "context-rms": (11, 12.9),
+    "end": (1, 13),
 }
 _LAST_HEADER_RANK = 7.8
 # Tags of records that come in runs (the body, but its end).
@@ -269,6 +298,7 @@ _OPTIONAL_TAGS = ("trms-tracking", "shadow-peak-bytes", "input-sources", "contex
 _TUPLE_FIELDS = tuple(f.replace("_", " ") for f in CostTuple._fields)
 # CostTuple._make without its length check (the field count is checked before).
 _new_cost_tuple = functools.partial(tuple.__new__, CostTuple)
+_CONTEXT_TUPLE_FIELDS = tuple(f.replace("_", " ") for f in ContextTuple._fields)
 _TOTALS_FIELDS = ("thread", "routine", "calls", "self cost", "cumulative cost")
 
 
@@ -290,10 +320,11 @@ class _Parser:
         self.thread_sources: Dict[tuple, ThreadSource] = {}
         self.kernel_sources: Dict[tuple, KernelSource] = {}
         self.calls: Dict[Tuple[int, int, int], CallEdge] = {}
-        self.last_call_key: Optional[Tuple[int, int, int]] = None
         self.contexts: Dict[int, Context] = {}
-        self.context_metrics: Dict[str, Dict[Tuple[int, int, int], CostTuple]] = {
+        self.context_children: Dict[Tuple[int, int], int] = {}   # (parent, routine) -> id
+        self.context_metrics: Dict[str, Dict[Tuple[int, int, int], ContextTuple]] = {
             "context-trms": {}, "context-rms": {}}
+        self.last_call_key: Optional[Tuple[int, int, int]] = None
         self.last_tuple_key: Optional[Tuple[int, int, int]] = None
         self.last_tuple_tag = ""
         self.rank = -1
@@ -349,6 +380,10 @@ class _Parser:
         if tag not in _TAGS:
             raise self.error(f"unknown record tag {tag!r}")
         count, rank = _TAGS[tag]
+        since = _SINCE_VERSION.get(tag)
+        if since is not None and self.header.get("version", since) < since:
+            raise self.error(f"'{tag}' record in a format version {self.header['version']} "
+                             f"report (it exists since version {since})")
         count = _OLD_FIELD_COUNTS.get(self.header.get("version"), {}).get(tag, count)
         if count is None:
             if len(args) < 1:
@@ -419,7 +454,7 @@ class _Parser:
     def rec_contexts(self, tag, args):
         depth = self.int_field(tag, "depth limit", args[0])
         if depth < 1:
-            raise self.error(f"'{tag}' record: depth limit must be at least 1")
+            raise self.error(f"'{tag}' record: depth limit must be at least 1, found {depth}")
         self.header["context_depth"] = depth
 
     def rec_shadow_peak_bytes(self, tag, args):
@@ -481,9 +516,7 @@ class _Parser:
             self.last_tuple_key = None
             self.last_tuple_tag = tag
         if self.last_tuple_key is not None and key <= self.last_tuple_key:
-            what = "duplicate" if key == self.last_tuple_key else "not sorted by thread, routine, input size:"
-            raise self.error(f"'{tag}' record {what} (thread {t.thread}, routine {t.routine}, "
-                             f"size {t.size}) after {self.last_tuple_key}")
+            raise self.tuple_order_error(tag, key, "routine")
         self.last_tuple_key = key
         if self.tuple_sink is None:
             self.metrics[tag][key] = t
@@ -491,6 +524,14 @@ class _Parser:
             self.tuple_sink(tag, t)
 
     rec_rms = rec_trms
+
+    def tuple_order_error(self, tag: str, key: Tuple[int, int, int], keyed_by: str) -> ReportError:
+        """A tuple record (thread, `keyed_by`, size) = key not after the last one."""
+        what = ("duplicate" if key == self.last_tuple_key
+                else f"not sorted by thread, {keyed_by}, input size:")
+        thread, ident, size = key
+        return self.error(f"'{tag}' record {what} (thread {thread}, {keyed_by} {ident}, "
+                          f"size {size}) after {self.last_tuple_key}")
 
     # --- input sources --------------------------------------------------------
     def optional_routine(self, tag: str, what: str, text: str) -> Optional[int]:
@@ -555,30 +596,46 @@ class _Parser:
         self.last_call_key = key
         self.calls[key] = edge
 
-    # --- calling contexts -----------------------------------------------------
+    # --- calling contexts ---------------------------------------------------------
+    def context_ref(self, tag: str, ident: int) -> None:
+        if ident not in self.contexts:
+            raise self.error(f"'{tag}' record refers to undefined context {ident}")
+
     def rec_context(self, tag, args):
-        if self.header.get("context_depth") is None:
+        depth_limit = self.header.get("context_depth")
+        if depth_limit is None:
             raise self.error(f"'{tag}' record in a report without the 'contexts' record")
-        ident, parent, routine = self.int_fields(tag, ("id", "parent", "routine"), args)
-        if ident != len(self.contexts) + 1:
-            raise self.error(f"context id {ident} out of sequence (expected {len(self.contexts) + 1})")
-        if parent >= ident:
-            raise self.error(f"context {ident}: parent {parent} is not a smaller id")
+        ident, parent, routine = (self.int_field(tag, w, a) for w, a in
+                                  zip(("context id", "parent", "routine"), args))
+        expected = len(self.contexts) + 1
+        if ident != expected:
+            what = "duplicate context id" if ident in self.contexts else "context id"
+            raise self.error(f"{what} {ident} out of sequence (expected {expected})")
+        if parent != 0 and parent not in self.contexts:
+            raise self.error(f"context {ident}: parent {parent} is not a smaller id of a context "
+                             "defined before it")
         self.routine_ref(tag, routine)
-        self.contexts[ident] = Context(ident, parent, routine)
+        depth = self.contexts[parent].depth + 1 if parent else 1
+        if depth > depth_limit:
+            raise self.error(f"context {ident} is at depth {depth}, deeper than the report's "
+                             f"depth limit {depth_limit}")
+        twin = self.context_children.get((parent, routine))
+        if twin is not None:
+            raise self.error(f"context {ident} duplicates context {twin} "
+                             f"(same parent {parent}, routine {routine})")
+        self.context_children[(parent, routine)] = ident
+        self.contexts[ident] = Context(ident, parent, routine, depth)
 
     def rec_context_trms(self, tag, args):
-        t = _new_cost_tuple(self.int_fields(tag, _TUPLE_FIELDS, args))
+        t = ContextTuple._make(self.int_fields(tag, _CONTEXT_TUPLE_FIELDS, args))
         self.thread_ref(tag, t.thread)
-        if t.routine not in self.contexts:
-            raise self.error(f"'{tag}' record refers to undefined context {t.routine}")
-        key = (t.thread, t.routine, t.size)
+        self.context_ref(tag, t.context)
+        key = (t.thread, t.context, t.size)
         if self.last_tuple_tag != tag:
             self.last_tuple_key = None
             self.last_tuple_tag = tag
         if self.last_tuple_key is not None and key <= self.last_tuple_key:
-            what = "duplicate" if key == self.last_tuple_key else "not sorted by thread, context, input size:"
-            raise self.error(f"'{tag}' record {what} {key} after {self.last_tuple_key}")
+            raise self.tuple_order_error(tag, key, "context")
         self.last_tuple_key = key
         self.context_metrics[tag][key] = t
 
@@ -756,9 +813,10 @@ def activations(report: Report, routine: Union[Routine, int]) -> int:
     return totals(report, routine).calls
 
 
-def merge_tuples(a: CostTuple, b: CostTuple) -> CostTuple:
-    """Two tuples of the same input size merged (thread and routine of `a`)."""
-    return CostTuple(a.thread, a.routine, a.size, a.calls + b.calls,
+def merge_tuples(a, b):
+    """Two tuples (CostTuple or ContextTuple) of the same input size merged:
+    thread and routine or context of `a`."""
+    return type(a)(a[0], a[1], a.size, a.calls + b.calls,
                      min(a.min_cost, b.min_cost), max(a.max_cost, b.max_cost),
                      a.sum_cost + b.sum_cost, a.sum_sq_cost + b.sum_sq_cost,
                      a.sum_self_cost + b.sum_self_cost,
@@ -800,6 +858,56 @@ def callers_and_callees(report: Report, routine: Union[Routine, int],
     return ([e for e in order if e.callee == rid], [e for e in order if e.caller == rid])
 
 
+def context_path(report: Report, context: Union[Context, int]) -> List[int]:
+    """The routine ids of a context's chain, from its root to itself."""
+    ident = context.id if isinstance(context, Context) else context
+    path: List[int] = []
+    while ident:
+        node = report.contexts[ident]
+        path.append(node.routine)
+        ident = node.parent
+    return path[::-1]
+
+
+def contexts_of(report: Report, routine: Union[Routine, int]) -> List[Context]:
+    """The contexts whose routine is `routine`, by id (empty for reports
+    without contexts)."""
+    rid = _routine_id(routine)
+    return [c for c in report.contexts.values() if c.routine == rid]
+
+
+def context_tuples(report: Report, metric: str, context: Union[Context, int],
+                   thread: Optional[int] = None) -> Dict[int, ContextTuple]:
+    """{input size: tuple} of a context for metric 'trms' or 'rms', merged
+    over threads (thread = 0) unless `thread` selects one."""
+    ident = context.id if isinstance(context, Context) else context
+    out: Dict[int, ContextTuple] = {}
+    for (th, c, size), t in report.context_metric(metric).items():
+        if c != ident or (thread is not None and th != thread):
+            continue
+        t = t._replace(thread=0 if thread is None else th)
+        out[size] = merge_tuples(out[size], t) if size in out else t
+    return out
+
+
+def _context_problems(report: Report, bad: Callable[[str], None]) -> None:
+    """The contract of docs/report-format.md: per thread, routine and input
+    size, the tuples of the routine's contexts add up to its tuple (calls,
+    sums; min and max are the min and max)."""
+    for metric in METRICS:
+        summed: Dict[Tuple[int, int, int], CostTuple] = {}
+        for (th, c, size), t in report.context_metric(metric).items():
+            key = (th, report.contexts[c].routine, size)
+            as_routine = CostTuple(th, key[1], *t[2:])
+            summed[key] = merge_tuples(summed[key], as_routine) if key in summed else as_routine
+        for key in sorted(set(summed) | set(report.metric(metric))):
+            th, rid, size = key
+            if summed.get(key) != report.metric(metric).get(key):
+                bad(f"{metric} tuple (thread {th}, routine {rid}, size {size}) is "
+                    f"{report.metric(metric).get(key)}, but its contexts' tuples add up to "
+                    f"{summed.get(key)}")
+
+
 # ---------------------------------------------------------------------------
 # Relations every correct report satisfies.
 # ---------------------------------------------------------------------------
@@ -814,7 +922,8 @@ def consistency_problems(report: Report) -> List[str]:
     between the largest activation and the sum of all of them and within the
     thread's total cost; every routine has activations (or is named by input
     sources or a context node); the call edges into a routine count at most
-    its activations in that thread."""
+    its activations in that thread; the tuples of a routine's calling
+    contexts add up to its own."""
     problems: List[str] = []
     per: Dict[Tuple[str, int, int], List[int]] = {}
 
@@ -888,6 +997,8 @@ def consistency_problems(report: Report) -> List[str]:
         if n > (recorded.calls if recorded else 0):
             bad(f"thread {th}, routine {callee}: its call edges count {n} calls, more than its "
                 f"{recorded.calls if recorded else 0} activations")
+    if report.header.context_depth is not None:
+        _context_problems(report, bad)
     with_totals = {rid for (_, rid) in report.totals}
     with_totals.update(s.routine for s in report.thread_sources.values())
     with_totals.update(s.producer_routine for s in report.thread_sources.values())
@@ -909,7 +1020,10 @@ def _summary(report: Report) -> str:
     return (f"{report.path}: {h.tool} {h.tool_version}, pid {h.pid}, "
             f"command {' '.join(h.command)!r}, {len(report.threads)} threads, "
             f"{len(report.routines)} routines, {len(report.trms)} trms and "
-            f"{len(report.rms)} rms tuples, {len(report.calls)} call edges, cost {h.cost_metric}, "
+            f"{len(report.rms)} rms tuples, {len(report.calls)} call edges, "
+            + (f"{len(report.contexts)} contexts (depth limit {h.context_depth}), "
+               if h.context_depth is not None else "")
+            + f"cost {h.cost_metric}, "
             f"resolution {h.memory_resolution}, syscall input {h.syscall_input}"
             + ("" if h.trms_tracking else ", RMS only (TRMS not tracked)"))
 

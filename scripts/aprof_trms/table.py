@@ -184,7 +184,9 @@ def _thread_report(rep: aprof_report.Report, serial: int) -> aprof_report.Report
     return dataclasses.replace(rep, threads={serial: rep.threads[serial]}, totals=mine(rep.totals),
                                trms=mine(rep.trms), rms=mine(rep.rms),
                                thread_sources=mine(rep.thread_sources),
-                               kernel_sources=mine(rep.kernel_sources))
+                               kernel_sources=mine(rep.kernel_sources), calls=mine(rep.calls),
+                               context_trms=mine(rep.context_trms),
+                               context_rms=mine(rep.context_rms))
 
 
 def thread_label(rep: aprof_report.Report, serial: int, several_reports: bool) -> str:

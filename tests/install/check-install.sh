@@ -128,6 +128,11 @@ run 0 aprof_html -o "$tmp/report.html" "$reports" && {
   # The installed page assets are inlined: the script's last statement is there.
   grep -q "document.body.dataset.ready" "$tmp/report.html" || fail "aprof_html: page without its script"
 }
+run 1 aprof_contexts "$reports" && {
+  # Reports of runs without --collect-context=yes: it says how to get contexts.
+  grep -q "^aprof_contexts: error: .*--collect-context=yes" "$tmp/err.txt" || \
+    fail "aprof_contexts: no hint to rerun with --collect-context=yes"
+}
 run 1 aprof_rank "$tmp/no-such-report" && {
   grep -q "^aprof_rank: error: " "$tmp/err.txt" || fail "aprof_rank: error message without its name"
 }

@@ -124,3 +124,75 @@ def test_errors(tmp_path):
     assert annotate(report, "--sort", "bogus").returncode == 2
     proc = annotate(report, "-r", "no_such_routine")
     assert proc.returncode == 1 and "no routine matches" in proc.stderr
+
+
+def call_graph():
+    """main calls left (3 activations) and right (2); both call leaf."""
+    s = synthetic
+    return [s.Routine("main", s.COSTS["1"], [1]),
+            s.Routine("left", s.COSTS["n"], [4, 5, 6], caller="main"),
+            s.Routine("right", s.COSTS["n"], [7, 8], caller="main"),
+            s.Routine("leaf", s.COSTS["n^2"], s.sizes(3), caller="left"),
+            s.Routine("leaf", s.COSTS["n^2"], s.sizes(2, first=30), calls=2, caller="right")]
+
+
+def tree_groups(stdout):
+    """{routine: [(mark, inclusive cost, share, calls, other routine)]} of --tree output."""
+    groups = {}
+    current = None
+    for line in table_lines_and_edges(stdout):
+        if line.lstrip().startswith(("<", ">")):
+            mark, cost, share, calls, name, _ = line.split()
+            groups[current].append((mark, int(cost), float(share.strip("(%)")),
+                                    int(calls.rstrip("x")), name))
+        else:
+            current = " ".join(line.split()[12:-1])
+            groups[current] = []
+    return groups
+
+
+def table_lines_and_edges(stdout):
+    lines = stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("calls"))
+    return [line for line in lines[start + 1:] if line.strip() and not line.startswith("chose")]
+
+
+def test_tree_lists_callers_and_callees_with_their_numbers(tmp_path):
+    report = synthetic.write_report(tmp_path / "aprof-trms.out.1", call_graph(), threads=2)
+    graph = call_graph()
+    cost = {}
+    calls = {}
+    for entry in graph[1:]:
+        edge = (entry.caller, entry.name)
+        cost[edge] = cost.get(edge, 0) + sum(c for _, _, c in synthetic.activations(entry))
+        calls[edge] = calls.get(edge, 0) + len(synthetic.activations(entry))
+    total = sum(t.total_cost for t in synthetic.aprof_report.load(report).threads.values())
+
+    def expected(mark, a, b):
+        other = a if mark == "<" else b
+        return (mark, cost[(a, b)], round(100.0 * cost[(a, b)] / total, 2), calls[(a, b)], other)
+
+    both = tree_groups(annotate(report, "--tree=both", "--min-share", "0").stdout)
+    assert set(both) == {"main", "left", "right", "leaf"}
+    assert both["main"] == sorted([expected(">", "main", "left"), expected(">", "main", "right")],
+                                  key=lambda e: -e[1])
+    assert both["leaf"] == sorted([expected("<", "left", "leaf"), expected("<", "right", "leaf")],
+                                  key=lambda e: -e[1])
+    assert both["left"] == [expected("<", "main", "left"), expected(">", "left", "leaf")]
+    callers = tree_groups(annotate(report, "--tree=caller", "--min-share", "0").stdout)
+    assert callers["main"] == [] and callers["left"] == [expected("<", "main", "left")]
+    calling = tree_groups(annotate(report, "--tree=calling", "--min-share", "0").stdout)
+    assert calling["leaf"] == [] and calling["left"] == [expected(">", "left", "leaf")]
+    # Without --tree, the table alone.
+    assert all(v == [] for v in tree_groups(annotate(report, "--min-share", "0").stdout).values())
+
+
+def test_tree_without_call_records_says_so(tmp_path):
+    text = synthetic.report_text(routines()).replace(
+        f"{synthetic.aprof_report.MAGIC}\t{synthetic.aprof_report.FORMAT_VERSION}\n",
+        f"{synthetic.aprof_report.MAGIC}\t2\n", 1)
+    path = tmp_path / "aprof-trms.out.1"
+    path.write_text(text)
+    proc = annotate(path, "--tree=both", "--width", "200")
+    assert proc.returncode == 0 and "no call records" in proc.stdout
+    assert annotate(path, "--tree=up").returncode == 2

@@ -13,8 +13,8 @@ import pytest
 
 import synthetic
 
-COMMANDS = ["plot", "charts", "rank", "regress", "annotate"]
-MODULES = ["report", "profile", "fit", "plotting", "cli", "table", "html"] + COMMANDS
+COMMANDS = ["plot", "charts", "rank", "regress", "annotate", "contexts"]
+MODULES = ["report", "profile", "fit", "plotting", "cli", "table", "html", "html_calls"] + COMMANDS
 
 
 def command(name):

@@ -508,6 +508,7 @@ function renderPlots() {
     for (const metric of ["trms", "rms"]) frag.appendChild(chart(plotSpec(idx, kind, metric, log, perThread)));
   }
   box.replaceChildren(frag);
+  renderCalls(idx, log);   // calls.js
 }
 
 function selectRoutine(idx) {

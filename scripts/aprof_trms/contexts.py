@@ -1,0 +1,309 @@
+# The calling-contexts command: one cost function per calling context of a
+# routine, the context where it grows worst first.
+#
+# Copyright (C) 2026, the aprof-trms authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""A routine's calling contexts, each with its own fitted cost function
+(reports of runs with --collect-context=yes, format version 4):
+
+    contexts.py [selection] [--scale K] [--metric trms|rms] [--plot DIR]
+                [--max-contexts N] [--width N] [--full-names] REPORT|DIR...
+
+A context is a chain of routines from a thread's root to the routine
+(recursion folded, depth limited: docs/report-format.md). For each chosen
+routine the command prints one row per context: the chain as callers ending
+in the routine (shortened to fit the line: the root, '…', then the nearest
+callers), its activations, its share of the routine's cost (the sum of its
+activations' costs over that of all the routine's contexts), the fitted
+cost function of its worst-case cost per input size (aprof_trms/fit.py) and
+why it is where it is. Contexts are ordered as rank.py orders routines
+(rank.rank_routines, the routine's cost standing for the program's):
+confident fits first, by predicted share of the routine's cost when the
+input grows --scale times beyond the largest seen, then inconclusive fits,
+then contexts that cannot be fitted. The first row is the context where the
+routine grows worst.
+
+--max-contexts N (default 20, 0: all) shows the first N contexts of each
+routine. --plot DIR draws one worst-case cost plot per context shown (plot.py's figure,
+TRMS and RMS panels, titled with the chain): DIR/<routine>-context<rank>.png.
+
+The routines are chosen with the options of aprof_trms/select.py; by
+default the costliest (--top 5) routines that can be fitted and have more
+than one context. Reports without contexts: an error saying to rerun with
+--collect-context=yes. Reports are merged as profile.py merges them (the
+same chain in two reports is one context).
+
+Exit status (aprof_trms.cli): 0 done, 1 bad input (a malformed report, no
+contexts, an unwritable DIR), 2 bad usage.
+"""
+import dataclasses
+import os
+import sys
+from typing import List, Optional, Sequence
+
+from . import cli
+from . import plotting as apl
+from . import profile as aprof_profile
+from . import rank as aprof_rank
+from . import report as aprof_report
+from . import select
+from .names import plain_name, short_name
+
+DEFAULT_TOP = 5
+DEFAULT_MAX_CONTEXTS = 20
+DEFAULT_SIZE = "1000x480"
+ARROW = " > "
+ELLIPSIS = "…"
+_MIN_CHAIN_WIDTH = 30
+
+
+@dataclasses.dataclass
+class RoutineContexts:
+    """A routine and its contexts in ranking order (rank.Row per context)."""
+    routine: aprof_profile.RoutineProfile
+    rows: List[aprof_rank.Row]
+
+
+@dataclasses.dataclass
+class _Scope:
+    """What rank.rank_routines needs of a profile: the cost the shares are
+    of (here: the routine's, summed over its contexts)."""
+    total_cost: int
+
+
+def rank_contexts(profile: aprof_profile.Profile, routine: aprof_profile.RoutineProfile,
+                  metric: str = "trms", scale: float = aprof_rank.DEFAULT_SCALE) -> List[aprof_rank.Row]:
+    """The routine's contexts as rank.Rows, in rank.py's order; share and
+    predicted share are of the routine's cost."""
+    contexts = profile.contexts_of(routine.key)
+    scope = _Scope(sum(c.cumulative_cost for c in contexts))
+    return aprof_rank.rank_routines(scope, contexts, metric, "max", scale)
+
+
+def chain_names(profile: aprof_profile.Profile, context: aprof_profile.ContextProfile,
+                full: bool = False) -> List[str]:
+    """The routines of a context from the root to its own, each as its
+    qualified name (templates and parameters reduced to …) unless `full`."""
+    names = [profile.routines[key].name for key in context.key]
+    return names if full else [plain_name(n) for n in names]
+
+
+def common_callers(chains: Sequence[Sequence[str]]) -> int:
+    """How many routines all the chains (of one routine's contexts) start
+    with, their own routine left out: the part that tells none apart."""
+    if len(chains) < 2:
+        return 0
+    n = 0
+    while all(len(c) > n + 1 and c[n] == chains[0][n] for c in chains):
+        n += 1
+    return n
+
+
+def chain_label(names: Sequence[str], width: int, common: int = 0) -> str:
+    """'root > a > b > routine' in about `width` characters. The first
+    `common` routines (those all the routine's contexts start with) become
+    '…'; of the rest, the first one and as many of the nearest callers as
+    fit, with '…' for those between (the callers next to the routine tell
+    contexts apart, the first one says where the chain leaves the common
+    part)."""
+    lead = [ELLIPSIS] if common else []
+    names = list(names[common:])
+    if not names:
+        return ELLIPSIS
+    whole = ARROW.join(lead + names)
+    if len(whole) <= width or len(names) <= 2:
+        return whole if len(whole) <= width else short_name(whole, width)
+    kept = [names[-1]]
+    for name in reversed(names[1:-1]):
+        if len(ARROW.join(lead + [names[0], ELLIPSIS, name] + kept)) > width:
+            break
+        kept.insert(0, name)
+    hidden = len(names) - 1 - len(kept)
+    label = ARROW.join(lead + [names[0]] + ([ELLIPSIS] if hidden else []) + kept)
+    return label if len(label) <= width else short_name(label, width)
+
+
+def chain_labels(chains: Sequence[Sequence[str]], width: int) -> List[str]:
+    """chain_label of each of a routine's contexts, told apart: contexts
+    whose labels would be the same are shown from the last routine where
+    their chain first differs from one of theirs (after the common part '…')."""
+    common = common_callers(chains)
+    labels = [chain_label(c, width, common) for c in chains]
+    for i, chain in enumerate(chains):
+        twins = [chains[j] for j, label in enumerate(labels) if label == labels[i] and j != i]
+        if twins:
+            differ = max(next((k for k, (a, b) in enumerate(zip(chain, t)) if a != b),
+                              min(len(chain), len(t))) for t in twins)
+            labels[i] = chain_label(chain, width, min(differ, len(chain) - 1))
+    return labels
+
+
+def no_contexts_message(profile: aprof_profile.Profile) -> str:
+    return (f"{', '.join(profile.paths)}: {profile.contexts_missing}; rerun the program under "
+            "aprof-trms with --collect-context=yes to profile each routine per calling context")
+
+
+def routine_contexts(profile: aprof_profile.Profile, args) -> List[RoutineContexts]:
+    """The chosen routines with their ranked contexts (args: the selection
+    options, --metric, --scale). Raises cli.UserError without contexts."""
+    if not profile.contexts:
+        raise cli.UserError(no_contexts_message(profile))
+    selection = select.select_routines(profile, args, apply_limit=False)
+    named = bool(args.routine or args.regex or args.all)
+    least = 1 if named else 2
+    chosen = [r for r in selection.routines if len(profile.contexts_of(r.key)) >= least]
+    if not chosen:
+        what = "has a calling context" if named else "has more than one calling context"
+        raise cli.UserError(f"no chosen routine {what} ({selection.account()})"
+                            + ("" if named else "; -r NAME shows a routine with one context"))
+    if args.top is not None:
+        chosen = chosen[:args.top]
+    return [RoutineContexts(r, rank_contexts(profile, r, args.metric, args.scale)) for r in chosen]
+
+
+def _shown(rc: RoutineContexts, most: int) -> List[aprof_rank.Row]:
+    """The first `most` contexts (0: all)."""
+    return rc.rows[:most] if most else rc.rows
+
+
+def _table(header: List[str], rows: List[List[str]], right: set) -> List[str]:
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
+    return ["  ".join(c.rjust(w) if i in right else c.ljust(w)
+                      for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+            for r in [header] + rows]
+
+
+def format_routine(profile: aprof_profile.Profile, rc: RoutineContexts, metric: str,
+                   scale: float, width: int, full: bool, most: int = 0) -> List[str]:
+    from . import fit as aprof_fit
+    r = rc.routine
+    cost = sum(row.routine.cumulative_cost for row in rc.rows)
+    rows = _shown(rc, most)
+    chains = [chain_names(profile, row.routine, full) for row in rows]
+    common = common_callers(chains)
+    lines = [f"{select.label(r.name, not full)} [{os.path.basename(r.object)}]: "
+             f"{len(rc.rows)} context{'' if len(rc.rows) == 1 else 's'}, {r.calls} calls, "
+             f"cost of its activations {cost} {profile.cost_metric}"]
+    if common:
+        lines.append(f"  every context starts with {common} routine{'' if common == 1 else 's'} "
+                     f"(… below): {chain_label(chains[0][:common], max(_MIN_CHAIN_WIDTH, width - 40))}")
+    header = ["#", "share%", "at scale%", "trust", "calls", "sizes", "fit", "R^2", "context"]
+    cells = []
+    for i, row in enumerate(rows, 1):
+        fitted = row.result is not None
+        best = row.result.best if fitted else None
+        cells.append([str(i), f"{row.share:.2f}", f"{row.predicted_share:.2f}" if fitted else "-",
+                      ("ok" if row.conclusive else "?") if fitted else "-", str(row.routine.calls),
+                      str(len(row.routine.points(metric))),
+                      aprof_fit.model_label(best) if fitted else "-",
+                      f"{best.r2:.4f}" if fitted else "-", ""])
+    used = sum(max([len(h)] + [len(c[i]) for c in cells]) + 2 for i, h in enumerate(header[:-1]))
+    room = max(_MIN_CHAIN_WIDTH, width - used)
+    for cell, label in zip(cells, chain_labels(chains, room)):
+        cell[-1] = label
+    lines += ["  " + line for line in _table(header, cells, {0, 1, 2, 4, 5, 7})]
+    lines.append("  Why each context is where it is (share of the routine's cost; "
+                 "trust ? = inconclusive):")
+    for i, row in enumerate(rows, 1):
+        formula = f"cost = {row.result.best.formula()}; " if row.result is not None else ""
+        lines.append(f"  {i:>3}. {formula}{row.reason}")
+    if len(rows) < len(rc.rows):
+        lines.append(f"  ... and {len(rc.rows) - len(rows)} more contexts "
+                     "(--max-contexts 0 shows all)")
+    return lines
+
+
+def format_text(profile: aprof_profile.Profile, chosen: List[RoutineContexts], metric: str,
+                scale: float, width: int, full: bool, most: int = 0) -> str:
+    lines = [f"Calling contexts: {len(profile.paths)} report(s), depth limit "
+             f"{profile.context_depth}, cost {profile.cost_metric}; per context the max cost per "
+             f"{metric} input size fitted (AICc), contexts ordered by predicted share of the "
+             f"routine's cost at {scale:g}x the largest input seen, confident fits first", ""]
+    for rc in chosen:
+        lines += format_routine(profile, rc, metric, scale, width, full, most) + [""]
+    return "\n".join(lines)
+
+
+def draw(profile: aprof_profile.Profile, chosen: List[RoutineContexts], outdir: str, args) -> List[str]:
+    """One worst-case cost picture per context (plot.routine_figure);
+    returns the files written."""
+    from . import plot as aprof_plot
+    fmt = apl.check_format(args.format)
+    size = apl.parse_size(args.size)
+    plt = apl.pyplot()
+    import numpy as np
+    from . import fit as aprof_fit
+    outdir = apl.prepare_outdir(outdir)
+    # Names as the chain shows them (chain_names): the title is not shortened again.
+    style = aprof_plot.Style(False, False, profile.cost_metric, profile.memory_resolution)
+    written = []
+    stems = apl.unique_stems([rc.routine.name for rc in chosen])
+    for rc, stem in zip(chosen, stems):
+        rows = _shown(rc, args.max_contexts)
+        chains = [chain_names(profile, row.routine, args.full_names) for row in rows]
+        labels = chain_labels(chains, aprof_plot.TITLE_WIDTH)
+        for i, (row, label) in enumerate(zip(rows, labels), 1):
+            context = row.routine
+            fits = {m: aprof_plot.fit_of(aprof_fit, context, m) for m in aprof_plot.METRICS}
+            # The title names the context: its chain as the table shows it.
+            titled = dataclasses.replace(context, name=label)
+            fig = aprof_plot.routine_figure(plt, np, aprof_fit, titled, "cost", fits, style,
+                                            size, args.dpi)
+            path = os.path.join(outdir, f"{stem}-context{i}.{fmt}")
+            apl.save_figure(fig, path, fmt, args.dpi)
+            written.append(path)
+    apl.replace_manifest(outdir, written)
+    return written
+
+
+def parse_args(argv):
+    from .annotate import terminal_width
+    p = cli.argument_parser(
+        description="A routine's calling contexts (--collect-context=yes reports), each with its "
+        "own fitted cost function, the context where the routine grows worst first.",
+        epilog="Contexts are ordered as rank.py orders routines: confident fits first, by "
+        "predicted share of the routine's cost at K times the largest input. "
+        "Exit status: 0 done, 1 bad input (no contexts: rerun with --collect-context=yes), "
+        "2 bad usage.")
+    p.add_argument("reports", nargs="+", metavar="REPORT|DIR",
+                   help="aprof-trms reports, or directories of aprof-trms.out.* files (all merged)")
+    p.add_argument("--scale", type=aprof_rank.positive_scale, default=aprof_rank.DEFAULT_SCALE,
+                   metavar="K", help="rank by the predicted cost at K times the largest input "
+                   f"seen (default {aprof_rank.DEFAULT_SCALE:g})")
+    p.add_argument("--metric", choices=aprof_report.METRICS, default="trms",
+                   help="input size metric of the fits and ranking (default trms)")
+    p.add_argument("--width", type=int, default=None, metavar="N",
+                   help="line width (default: the terminal's, 120 when not a terminal)")
+    p.add_argument("--full-names", action="store_true",
+                   help="routine names as demangled, not shortened")
+    p.add_argument("--max-contexts", type=int, default=DEFAULT_MAX_CONTEXTS, metavar="N",
+                   help=f"show the first N contexts of each routine (default {DEFAULT_MAX_CONTEXTS}; "
+                   "0: all)")
+    select.add_selection_arguments(p, top=DEFAULT_TOP)
+    out = p.add_argument_group("plots")
+    out.add_argument("--plot", metavar="DIR", default=None,
+                     help="draw one worst-case cost plot per context in DIR (created if missing)")
+    apl.add_output_options(out, "a per-context picture", DEFAULT_SIZE)
+    args = p.parse_args(argv)
+    apl.check_output_options(p, args)
+    if args.width is None:
+        args.width = terminal_width()
+    elif args.width < 60:
+        p.error("--width must be at least 60")
+    if args.max_contexts < 0:
+        p.error("--max-contexts must be at least 0")
+    return args
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parse_args(argv)
+    profile = aprof_profile.load_profile(args.reports)
+    chosen = routine_contexts(profile, args)
+    sys.stdout.write(format_text(profile, chosen, args.metric, args.scale, args.width,
+                                 args.full_names, args.max_contexts))
+    if args.plot is not None:
+        written = draw(profile, chosen, args.plot, args)
+        if not args.quiet:
+            for path in written:
+                print(path)
+    return cli.EXIT_OK
