@@ -31,7 +31,6 @@ import math
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import report as aprof_report
-from . import select
 
 __all__ = ["Producer", "SourceCounts", "Graph", "add_report", "top_producers", "top_consumers",
            "chosen_consumers", "graph_of", "graph_edges", "main"]
@@ -170,10 +169,11 @@ def graph_edges(rep: aprof_report.Report, limit: int) -> List[Tuple[Node, Node, 
     return graph_of(rep, limit).edges
 
 
-def node_label(node: Node, width: int = 38) -> str:
-    """'T<serial> routine' or 'syscall name', the name cut to `width`."""
+def node_label(node: Node, width: Optional[int] = 38) -> str:
+    """'T<serial> routine' or 'syscall name', the name cut to `width` (None:
+    whole)."""
     kind, serial, name = node
-    short = name if len(name) <= width else name[:width - 3] + "..."
+    short = name if width is None or len(name) <= width else name[:width - 3] + "..."
     return f"syscall {short}" if kind == "kernel" else f"T{serial} {short}"
 
 
@@ -230,7 +230,11 @@ def draw_graph(rep: aprof_report.Report, path: str, fmt: str, limit: int,
 # Command line.
 # ---------------------------------------------------------------------------
 
+# select.py is imported where it is used: it needs cli, which needs
+# profile, which needs this module.
+
 def _routine_label(profile, key: Optional[RoutineKey], short: bool = False) -> str:
+    from . import select
     if key is None:
         return "(outside every routine)"
     return select.label(profile.routines[key].name, short)
@@ -241,6 +245,7 @@ def chosen_consumers(profile, consumers: int,
     """The `consumers` routines with the most own induced reads among those
     the selection options (select.add_selection_arguments) choose; reads
     outside every routine count as a consumer only when no option filters."""
+    from . import select
     if selection_args is None:
         return top_consumers(profile, consumers)
     a = selection_args
@@ -255,6 +260,7 @@ def chosen_consumers(profile, consumers: int,
 def summary_text(profile, consumers: int, top: int, selection_args=None) -> str:
     """Per consumer (chosen_consumers), its `top` producers with reads and
     share."""
+    from . import select
     short = bool(getattr(selection_args, "short_names", False))
     lines = []
     for key, total in chosen_consumers(profile, consumers, selection_args):
@@ -266,7 +272,7 @@ def summary_text(profile, consumers: int, top: int, selection_args=None) -> str:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    from . import cli, plotting, profile as aprof_profile
+    from . import cli, plotting, profile as aprof_profile, select
     parser = cli.argument_parser(description="Top producers of the input of each routine, from "
                                  "reports of --input-sources=yes runs.")
     parser.add_argument("--consumers", type=int, default=10, metavar="N",
