@@ -31,7 +31,8 @@ MAX_GRAPHS = 4       # reports drawn (processes of a fork each have one)
 
 # Geometry of the SVG (pixels).
 WIDTH = 1180
-LABEL_WIDTH = 46                 # characters of a node's name
+LABEL_WIDTH = 46                 # characters of a node's name in the picture
+TABLE_LABEL_WIDTH = 90           # and in the table
 PRODUCER_X, CONSUMER_X = 400, 780  # where the edges start and end
 ROW = 22                          # between two nodes of a column
 TOP, BOTTOM = 34, 12
@@ -91,7 +92,8 @@ def graph_svg(graph: producers.Graph) -> str:
         y0, y1 = y_p[p], y_c[c]
         # Points to pixels: the PNG's widths at the page's 96 dpi.
         width = producers.edge_width(reads, heaviest) * 4 / 3
-        tip = f"{producers.node_label(p, None)} \u2192 {producers.node_label(c, None)}: {reads:,} induced reads"
+        tip = (f"{producers.node_label(p, None)} \u2192 {producers.node_label(c, None)}: "
+               f"{reads:,} induced reads")
         out.append(f'<g class="edge" data-reads="{reads}"><title>{_esc(tip)}</title>'
                    f'<path d="M{PRODUCER_X},{y0:.1f} C{mid},{y0:.1f} {mid},{y1:.1f} '
                    f'{CONSUMER_X},{y1:.1f}" stroke="{graph.colour(p)}" stroke-width="{width:.2f}"/>')
@@ -120,11 +122,15 @@ def _account(graph: producers.Graph) -> str:
     return text + "."
 
 
+def _node_cell(graph: producers.Graph, node: producers.Node) -> str:
+    """A table cell: the node's name shortened, whole in its tooltip."""
+    return (f'<td style="color:{graph.colour(node)}" title="{_esc(producers.node_label(node, None))}">'
+            f'{_esc(producers.node_label(node, TABLE_LABEL_WIDTH))}</td>')
+
+
 def _edge_table(graph: producers.Graph) -> str:
     rows = "".join(
-        f'<tr><td style="color:{graph.colour(p)}">{_esc(producers.node_label(p, None))}</td>'
-        f'<td style="color:{graph.colour(c)}">{_esc(producers.node_label(c, None))}</td>'
-        f'<td class="num">{reads:,}</td>'
+        f'<tr>{_node_cell(graph, p)}{_node_cell(graph, c)}<td class="num">{reads:,}</td>'
         f'<td class="num">{100.0 * reads / graph.total_reads:.2f}%</td></tr>'
         for p, c, reads in graph.edges)
     return ('<details><summary>the edges as a table</summary><table class="list source-edges">'

@@ -30,6 +30,7 @@ import dataclasses
 import math
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from . import names
 from . import report as aprof_report
 
 __all__ = ["Producer", "SourceCounts", "Graph", "add_report", "top_producers", "top_consumers",
@@ -170,10 +171,10 @@ def graph_edges(rep: aprof_report.Report, limit: int) -> List[Tuple[Node, Node, 
 
 
 def node_label(node: Node, width: Optional[int] = 38) -> str:
-    """'T<serial> routine' or 'syscall name', the name cut to `width` (None:
-    whole)."""
+    """'T<serial> routine' or 'syscall name', the name shortened to about
+    `width` characters as names.short_name does (None: whole)."""
     kind, serial, name = node
-    short = name if width is None or len(name) <= width else name[:width - 3] + "..."
+    short = name if width is None else names.short_name(name, width)
     return f"syscall {short}" if kind == "kernel" else f"T{serial} {short}"
 
 

@@ -67,7 +67,8 @@ def section(page):
 def table_edges(sources):
     """The edge table's rows: (producer, consumer, reads)."""
     body = re.search(r'<table class="list source-edges">.*?<tbody>(.*?)</tbody>', sources, re.S)
-    rows = re.findall(r"<tr><td[^>]*>(.*?)</td><td[^>]*>(.*?)</td><td[^>]*>([\d,]+)</td>",
+    rows = re.findall(r'<tr><td[^>]*title="(.*?)">.*?</td><td[^>]*title="(.*?)">.*?</td>'
+                      r'<td[^>]*>([\d,]+)</td>',
                       body.group(1))
     return [(html.unescape(p), html.unescape(c), int(n.replace(",", ""))) for p, c, n in rows]
 
