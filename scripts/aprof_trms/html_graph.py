@@ -26,7 +26,7 @@ from . import report as aprof_report
 
 __all__ = ["DEFAULT_EDGES", "MAX_GRAPHS", "section_html", "graph_svg"]
 
-DEFAULT_EDGES = 30   # as producers.py --edges
+DEFAULT_EDGES = producers.DEFAULT_EDGES
 MAX_GRAPHS = 4       # reports drawn (processes of a fork each have one)
 
 # Geometry of the SVG (pixels).
@@ -170,7 +170,8 @@ def section_html(reports: Sequence[aprof_report.Report], edges: int = DEFAULT_ED
                      f'<p class="source-account">{_account(graph)}</p>'
                      f'{graph_svg(graph)}{_edge_table(graph)}</div>')
     if len(with_sources) > MAX_GRAPHS:
-        parts.append(f"<p>{len(with_sources) - MAX_GRAPHS} more reports with input sources are "
-                     "not drawn: <code>producers.py --graph</code> draws one report's graph.</p>")
+        parts.append(f'<p class="source-account">{len(with_sources) - MAX_GRAPHS} more reports '
+                     "with input sources are not drawn: <code>producers.py --graph</code> draws "
+                     "one report's graph.</p>")
     parts.append("</section>")
     return "".join(parts)

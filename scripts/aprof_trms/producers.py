@@ -100,6 +100,8 @@ def top_consumers(profile, n: int) -> List[Tuple[Optional[RoutineKey], int]]:
 
 Node = Tuple[str, int, str]  # ("thread", serial, routine name) or ("kernel", 0, syscall)
 
+DEFAULT_EDGES = 30  # drawn by default: the 30 heaviest
+
 # matplotlib's "tab10" colours: one per thread, in order of serial; system
 # calls are grey.
 THREAD_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
@@ -284,8 +286,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--graph", metavar="FILE",
                         help="also draw the producer-to-consumer graph of the first report "
                              "(.png, .svg or .pdf)")
-    parser.add_argument("--edges", type=int, default=30, metavar="N",
-                        help="edges of the graph: the N heaviest (default 30)")
+    parser.add_argument("--edges", type=int, default=DEFAULT_EDGES, metavar="N",
+                        help=f"edges of the graph: the N heaviest (default {DEFAULT_EDGES})")
     group = parser.add_argument_group("picture")
     plotting.add_output_options(group, "the graph", "1400x900")
     parser.add_argument("paths", nargs="+", metavar="REPORT")

@@ -132,3 +132,18 @@ def test_docs_example_graph(tmp_path):
 def test_report_without_sources_has_no_graph(tmp_path):
     page = write_page(tmp_path, without_sources(sources_example()))
     assert section(page) is None and "source-graph" not in page and "@SOURCES@" not in page
+
+
+def test_at_most_four_reports_drawn(tmp_path):
+    """Reports of several processes (a fork) each have their graph, up to 4;
+    the page says how many more there were."""
+    for pid in range(1, 7):
+        (tmp_path / f"aprof-trms.out.{pid}").write_text(
+            sources_example().replace("pid\t4242\t4200", f"pid\t{pid}\t4200"))
+    out = tmp_path / "r.html"
+    proc = subprocess.run([sys.executable, HTML, "-o", str(out), str(tmp_path)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    sources = section(out.read_text(encoding="utf-8"))
+    assert sources.count('<svg class="source-graph"') == 4
+    assert "2 more reports with input sources are not drawn" in sources
