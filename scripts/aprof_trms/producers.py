@@ -185,11 +185,6 @@ def edge_width(reads: int, heaviest: int) -> float:
     return 0.5 + 5 * math.log1p(reads) / math.log1p(heaviest)
 
 
-def no_sources_error(rep: aprof_report.Report) -> aprof_report.ReportError:
-    return aprof_report.ReportError(rep.path, 1, "no thread-source or kernel-source record: "
-                                    "run the program with --input-sources=yes")
-
-
 def draw_graph(rep: aprof_report.Report, path: str, fmt: str, limit: int,
                size: Tuple[int, int], dpi: int) -> None:
     """Producers on the left, consumers on the right, one colour per thread
@@ -198,7 +193,8 @@ def draw_graph(rep: aprof_report.Report, path: str, fmt: str, limit: int,
     plt = plotting.pyplot()
     graph = graph_of(rep, limit)
     if not graph.edges:
-        raise no_sources_error(rep)
+        raise aprof_report.ReportError(rep.path, 1, "no thread-source or kernel-source "
+                                       "record: run the program with --input-sources=yes")
 
     def place(nodes: List[Node]) -> Dict[Node, float]:
         return {n: 1 - (i + 0.5) / len(nodes) for i, n in enumerate(nodes)}
