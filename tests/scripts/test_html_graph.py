@@ -84,6 +84,7 @@ def test_page_shows_the_heaviest_edges_with_their_reads(tmp_path):
     expected = expected_edges(thread_sources, kernel_sources)
     sources = section(write_page(tmp_path, text))
     assert sources, "no input sources section"
+    assert not re.search(r"\b(src|href)\s*=", sources)   # nothing to fetch: the page stays one file
     top = expected[:30]
     assert table_edges(sources) == top
     assert svg_edges(sources) == [(f"{p} \u2192 {c}: {n:,} induced reads", n) for p, c, n in top]
