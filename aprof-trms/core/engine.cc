@@ -226,12 +226,18 @@ void Engine::Fill(ShadowMemory& memory, uptr first, uptr last, Timestamp value) 
   });
 }
 
+// Sources are tracked only with induced reads (checked in the constructor),
+// so the tagged variant fills the global writes without testing track_induced.
+template <bool kTagged>
 void Engine::WriteCells(uptr address, uptr size) {
   uptr first, last;
   if (!CellRange(address, size, &first, &last)) return;
   Fill(current_->memory, first, last, count_);
-  if (options_.track_induced) Fill(global_writes_, first, last, count_);
+  if (kTagged || options_.track_induced) Fill(global_writes_, first, last, count_);
+  if constexpr (kTagged) Fill(*writer_tags_, first, last, CurrentWriter());
 }
+template void Engine::WriteCells<false>(uptr address, uptr size);
+template void Engine::WriteCells<true>(uptr address, uptr size);
 
 // Figure 12: one counter step for the whole buffer (no thread access can
 // happen in between, so one step per cell would change no comparison).
@@ -249,14 +255,6 @@ WriterTag Engine::LookUpWriter(LiveThread& thread, RoutineId routine) {
   thread.writer = writers_->TagOf({false, thread.record->serial, routine});
   thread.writer_routine = routine;
   return thread.writer;
-}
-
-void Engine::WriteTaggedCells(uptr address, uptr size) {
-  uptr first, last;
-  if (!CellRange(address, size, &first, &last)) return;
-  Fill(current_->memory, first, last, count_);
-  Fill(global_writes_, first, last, count_);
-  Fill(*writer_tags_, first, last, CurrentWriter());
 }
 
 // An induced read: its cell was written since, so it has a writer tag.

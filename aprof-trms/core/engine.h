@@ -111,7 +111,7 @@ class Engine {
   }
   void Write(uptr address, uptr size) {
     uptr cell;
-    if (!WithinOneCell(address, size, &cell)) return WriteCells(address, size);
+    if (!WithinOneCell(address, size, &cell)) return WriteCells<false>(address, size);
     *current_->memory.Slot(cell) = count_;
     if (options_.track_induced) *global_writes_.Slot(cell) = count_;
   }
@@ -119,7 +119,7 @@ class Engine {
   // A separate entry point, so that Write() stays the same without them.
   void WriteTagged(uptr address, uptr size) {
     uptr cell;
-    if (!WithinOneCell(address, size, &cell)) return WriteTaggedCells(address, size);
+    if (!WithinOneCell(address, size, &cell)) return WriteCells<true>(address, size);
     *current_->memory.Slot(cell) = count_;
     *global_writes_.Slot(cell) = count_;
     *writer_tags_->Slot(cell) = CurrentWriter();
@@ -209,6 +209,9 @@ class Engine {
   // own: the thread's slot for the cell, which holds a time before count_.
   void ReadCell(LiveThread& thread, uptr cell, Timestamp* own);
   void ReadCells(uptr address, uptr size);
+  // Write() (tagged: WriteTagged()) of an access that spans several cells;
+  // one function for both, the tag's fill compiled only into the tagged one.
+  template <bool kTagged>
   void WriteCells(uptr address, uptr size);
   // --- Input sources (input_sources.h) ---
   // The pending routine that makes the current thread's accesses.
@@ -223,7 +226,6 @@ class Engine {
     return thread.writer;
   }
   WriterTag LookUpWriter(LiveThread& thread, RoutineId routine);
-  void WriteTaggedCells(uptr address, uptr size);
   // Out of line: keeps ReadCell's frame as small as without sources.
   __attribute__((noinline)) void CountSource(LiveThread& thread, uptr cell);
   // Sets the slots of cells [first, last] to value.

@@ -26,6 +26,9 @@ JavaScript library. It has
   with the fitted function and the runner-up, the workload plot, min/avg/max
   and total cost per size, merged or per thread, linear or log axes, values
   on hover;
+- with input sources (--input-sources=yes runs), the producer-to-consumer
+  graph of producers.py as inline SVG, its heaviest edges (--graph-edges)
+  and what they leave out (html_graph.py);
 - the bottleneck ranking of rank.py (predicted share at 10 times the
   largest input, confident fits first, a reason per row) over the routines
   the selection options choose, and, with --baseline, the regression
@@ -47,6 +50,7 @@ from . import __version__, cli
 from . import charts as aprof_charts
 from . import fit as aprof_fit
 from . import html_calls
+from . import html_graph
 from . import plot as aprof_plot
 from . import profile as aprof_profile
 from . import rank as aprof_rank
@@ -168,8 +172,10 @@ def regression_json(baseline: Optional[aprof_profile.Profile],
 
 def report_data(reports: Sequence[aprof_report.Report], argv: Sequence[str],
                 baseline: Optional[aprof_profile.Profile] = None,
-                selection_args: Optional[argparse.Namespace] = None) -> Dict:
-    """Everything the page shows, as one JSON-ready dict."""
+                selection_args: Optional[argparse.Namespace] = None,
+                graph_edges: int = html_graph.DEFAULT_EDGES) -> Dict:
+    """Everything the page shows, as one JSON-ready dict, and the input
+    sources' section as HTML ("sources")."""
     profile = aprof_profile.merge(reports)
     rows = table.routine_rows(profile)
     selection = default_selection(profile, selection_args)
@@ -208,6 +214,7 @@ def report_data(reports: Sequence[aprof_report.Report], argv: Sequence[str],
         "ranking": ranking_json(profile, index, selection_args),
         "regression": regression_json(baseline, profile),
         "calls": html_calls.page_json(profile),
+        "sources": html_graph.section_html(reports, graph_edges),
     }
 
 
@@ -230,11 +237,12 @@ def render(data: Dict) -> str:
     table's rows alone."""
     data = dict(data)
     details = "\n".join(_json(d) for d in data.pop("details"))
+    sources = data.pop("sources", "")
     values = {"TITLE": html.escape(" ; ".join(data["commands"]) or "aprof-trms report"),
               "STYLE": _asset("report.css"), "DATA": _json(data), "DETAILS": details,
-              "SCRIPT": _asset("report.js") + _asset("calls.js")}
+              "SOURCES": sources, "SCRIPT": _asset("report.js") + _asset("calls.js")}
     # One pass: a routine name containing "@SCRIPT@" stays text.
-    return re.sub(r"@(TITLE|STYLE|DATA|DETAILS|SCRIPT)@", lambda m: values[m.group(1)],
+    return re.sub(r"@(TITLE|STYLE|DATA|DETAILS|SOURCES|SCRIPT)@", lambda m: values[m.group(1)],
                   _asset("report.html"))
 
 
@@ -263,8 +271,14 @@ def parse_args(argv):
                    help=f"HTML file to write (default {DEFAULT_OUTPUT})")
     p.add_argument("--baseline", nargs="+", metavar="REPORT|DIR", default=None,
                    help="reports of a reference version: add the regression comparison")
+    p.add_argument("--graph-edges", type=int, default=html_graph.DEFAULT_EDGES, metavar="N",
+                   help="edges of the producer-to-consumer graph of reports with input sources: "
+                        f"the N heaviest (default {html_graph.DEFAULT_EDGES})")
     selection_parser(p)
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.graph_edges < 1:
+        p.error("--graph-edges must be at least 1")
+    return args
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -272,7 +286,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     reports = load_reports(args.reports)
     baseline = aprof_profile.load_profile(args.baseline) if args.baseline else None
     data = report_data(reports, [cli.program_name()] + list(sys.argv[1:] if argv is None else argv),
-                       baseline, args)
+                       baseline, args, args.graph_edges)
     write_atomically(args.output, render(data))
     print(args.output)
     return cli.EXIT_OK

@@ -58,31 +58,33 @@ def _operator_at(name: str, i: int):
     return None
 
 
-def _collapse_templates(name: str) -> str:
-    """Template arguments become <…>, the outermost brackets stay."""
-    out = []
+def _scan(name: str, opening: str, closing: str):
+    """Walks the name, yielding (position, text, depth): each character,
+    or an operator name whole (operator<, operator(): its brackets are no
+    brackets), with the depth of brackets (characters of `opening` and
+    `closing`) around it; a bracket itself is at the depth outside it. A
+    stray closing bracket stays at depth 0."""
     depth = 0
     i = 0
     while i < len(name):
         m = _operator_at(name, i)
         if m:
-            if depth == 0:
-                out.append(m.group(0))
+            yield i, m.group(0), depth
             i = m.end()
             continue
         c = name[i]
-        if c == "<":
-            if depth == 0:
-                out.append("<…")
+        if c in closing:
+            depth = max(0, depth - 1)
+        yield i, c, depth
+        if c in opening:
             depth += 1
-        elif c == ">" and depth > 0:
-            depth -= 1
-            if depth == 0:
-                out.append(">")
-        elif depth == 0:
-            out.append(c)
         i += 1
-    return "".join(out)
+
+
+def _collapse_templates(name: str) -> str:
+    """Template arguments become <…>, the outermost brackets stay."""
+    return "".join("<…" if text == "<" else text
+                   for _, text, depth in _scan(name, "<", ">") if depth == 0)
 
 
 def _last_param_group(name: str) -> Optional[Tuple[int, int]]:
@@ -116,23 +118,11 @@ def _top_level(name: str, separator: str) -> List[int]:
     """Positions of `separator` outside brackets (<>, (), {}, []); the
     brackets of operator names (operator<, operator()) do not count."""
     found = []
-    depth = 0
-    i = 0
-    while i < len(name):
-        m = _operator_at(name, i)
-        if m:
-            i = m.end()
-            continue
-        c = name[i]
-        if c in _OPEN:
-            depth += 1
-        elif c in _CLOSE:
-            depth = max(0, depth - 1)
-        elif depth == 0 and name.startswith(separator, i):
+    after = 0   # a separator found ends where the next one may start
+    for i, _, depth in _scan(name, _OPEN, _CLOSE):
+        if depth == 0 and i >= after and name.startswith(separator, i):
             found.append(i)
-            i += len(separator)
-            continue
-        i += 1
+            after = i + len(separator)
     return found
 
 

@@ -20,18 +20,21 @@ reads, their top producers, and with --graph draws the producer-to-consumer
 graph of one report: threads' routines and system calls as nodes, induced
 reads as edges whose width grows with the number of reads.
 
-    producers.py [--consumers N] [--top N] [--routine PATTERN]
+    producers.py [--consumers N] [--top N] [selection options]
                  [--graph FILE.png] REPORT...
+
+The selection options are those of the other commands (select.py: -r NAME,
+-e RE, --object, --hide-libc...): they choose the consumers listed.
 """
 import dataclasses
-import fnmatch
 import math
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from . import names
 from . import report as aprof_report
 
-__all__ = ["Producer", "SourceCounts", "add_report", "top_producers", "top_consumers",
-           "graph_edges", "main"]
+__all__ = ["Producer", "SourceCounts", "Graph", "add_report", "top_producers", "top_consumers",
+           "chosen_consumers", "graph_of", "graph_edges", "main"]
 
 RoutineKey = Tuple[str, str]  # (object path, mangled name), as in profile.py
 
@@ -91,15 +94,48 @@ def top_consumers(profile, n: int) -> List[Tuple[Optional[RoutineKey], int]]:
 
 
 # ---------------------------------------------------------------------------
-# Producer-to-consumer graph of one report.
+# Producer-to-consumer graph of one report: the PNG of --graph and the SVG of
+# the HTML report (html_graph.py) draw the same Graph.
 # ---------------------------------------------------------------------------
 
 Node = Tuple[str, int, str]  # ("thread", serial, routine name) or ("kernel", 0, syscall)
 
+DEFAULT_EDGES = 30  # drawn by default: the 30 heaviest
 
-def graph_edges(rep: aprof_report.Report, limit: int) -> List[Tuple[Node, Node, int]]:
-    """The `limit` heaviest (producer, consumer, reads) edges of a report,
-    heaviest first; a node is a thread's routine or a system call."""
+# matplotlib's "tab10" colours: one per thread, in order of serial; system
+# calls are grey.
+THREAD_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                  "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+KERNEL_COLOUR = "#737373"
+
+
+@dataclasses.dataclass
+class Graph:
+    """The heaviest edges of a report's producer-to-consumer graph, and what
+    the cut left out."""
+    edges: List[Tuple[Node, Node, int]]  # (producer, consumer, reads), heaviest first
+    producers: List[Node]                # the edges' producers, most reads first
+    consumers: List[Node]                # the edges' consumers, most reads first
+    total_edges: int                     # of the whole graph
+    total_reads: int                     # induced reads of the whole graph
+
+    @property
+    def left_out_edges(self) -> int:
+        return self.total_edges - len(self.edges)
+
+    @property
+    def left_out_reads(self) -> int:
+        return self.total_reads - sum(reads for _, _, reads in self.edges)
+
+    def colour(self, node: Node) -> str:
+        """One colour per thread of the graph's nodes, in order of serial."""
+        if node[0] == "kernel":
+            return KERNEL_COLOUR
+        threads = sorted({n[1] for n in self.producers + self.consumers if n[0] == "thread"})
+        return THREAD_COLOURS[threads.index(node[1]) % len(THREAD_COLOURS)]
+
+
+def _all_edges(rep: aprof_report.Report) -> Dict[Tuple[Node, Node], int]:
     def name(rid: Optional[int]) -> str:
         return "(no routine)" if rid is None else rep.routines[rid].name
 
@@ -111,14 +147,42 @@ def graph_edges(rep: aprof_report.Report, limit: int) -> List[Tuple[Node, Node, 
     for s in rep.kernel_sources.values():
         e = (("kernel", 0, s.syscall), ("thread", s.thread, name(s.routine)))
         edges[e] = edges.get(e, 0) + s.reads
+    return edges
+
+
+def graph_of(rep: aprof_report.Report, limit: int) -> Graph:
+    """The graph of the report's `limit` heaviest (producer, consumer) edges;
+    a node is a thread's routine or a system call."""
+    edges = _all_edges(rep)
     ranked = sorted(edges.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
-    return [(p, c, reads) for (p, c), reads in ranked]
+    kept = [(p, c, reads) for (p, c), reads in ranked]
+
+    def by_weight(end: int) -> List[Node]:
+        weight: Dict[Node, int] = {}
+        for edge in kept:
+            weight[edge[end]] = weight.get(edge[end], 0) + edge[2]
+        return sorted(weight, key=lambda n: (-weight[n], n))
+
+    return Graph(kept, by_weight(0), by_weight(1), len(edges), sum(edges.values()))
 
 
-def _node_label(node: Node) -> str:
+def graph_edges(rep: aprof_report.Report, limit: int) -> List[Tuple[Node, Node, int]]:
+    """The `limit` heaviest (producer, consumer, reads) edges of a report,
+    heaviest first."""
+    return graph_of(rep, limit).edges
+
+
+def node_label(node: Node, width: Optional[int] = 38) -> str:
+    """'T<serial> routine' or 'syscall name', the name shortened to about
+    `width` characters as names.short_name does (None: whole)."""
     kind, serial, name = node
-    short = name if len(name) <= 38 else name[:35] + "..."
+    short = name if width is None else names.short_name(name, width)
     return f"syscall {short}" if kind == "kernel" else f"T{serial} {short}"
+
+
+def edge_width(reads: int, heaviest: int) -> float:
+    """An edge's line width (points): from 0.5 to 5.5, growing with log(reads)."""
+    return 0.5 + 5 * math.log1p(reads) / math.log1p(heaviest)
 
 
 def draw_graph(rep: aprof_report.Report, path: str, fmt: str, limit: int,
@@ -127,44 +191,36 @@ def draw_graph(rep: aprof_report.Report, path: str, fmt: str, limit: int,
     (grey: system calls); an edge's width grows with log(reads)."""
     from . import plotting
     plt = plotting.pyplot()
-    edges = graph_edges(rep, limit)
-    if not edges:
+    graph = graph_of(rep, limit)
+    if not graph.edges:
         raise aprof_report.ReportError(rep.path, 1, "no thread-source or kernel-source "
                                        "record: run the program with --input-sources=yes")
-    producers = sorted({p for p, _, _ in edges}, key=lambda n: -sum(r for p, _, r in edges if p == n))
-    consumers = sorted({c for _, c, _ in edges}, key=lambda n: -sum(r for _, c, r in edges if c == n))
 
     def place(nodes: List[Node]) -> Dict[Node, float]:
         return {n: 1 - (i + 0.5) / len(nodes) for i, n in enumerate(nodes)}
 
-    y_p, y_c = place(producers), place(consumers)
-    threads = sorted({n[1] for n in producers + consumers if n[0] == "thread"})
-    palette = plt.get_cmap("tab10")
-    colour = {t: palette(i % 10) for i, t in enumerate(threads)}
-
-    def colour_of(node: Node):
-        return (0.45, 0.45, 0.45, 1.0) if node[0] == "kernel" else colour[node[1]]
-
+    y_p, y_c = place(graph.producers), place(graph.consumers)
     fig = plt.figure(figsize=(size[0] / dpi, size[1] / dpi), dpi=dpi)
     ax = fig.add_axes((0, 0, 1, 0.93))
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.axis("off")
-    heaviest = edges[0][2]
-    for p, c, reads in edges:
-        width = 0.5 + 5 * math.log1p(reads) / math.log1p(heaviest)
-        ax.plot([0.33, 0.67], [y_p[p], y_c[c]], color=colour_of(p), alpha=0.55,
-                linewidth=width, solid_capstyle="round")
+    heaviest = graph.edges[0][2]
+    for p, c, reads in graph.edges:
+        ax.plot([0.33, 0.67], [y_p[p], y_c[c]], color=graph.colour(p), alpha=0.55,
+                linewidth=edge_width(reads, heaviest), solid_capstyle="round")
         ax.text(0.5, (y_p[p] + y_c[c]) / 2, f"{reads:,}", fontsize=7, ha="center", va="center",
                 color="0.2", bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.7))
     for node, y in y_p.items():
-        ax.text(0.32, y, _node_label(node), ha="right", va="center", fontsize=8, color=colour_of(node))
+        ax.text(0.32, y, node_label(node), ha="right", va="center", fontsize=8,
+                color=graph.colour(node))
     for node, y in y_c.items():
-        ax.text(0.68, y, _node_label(node), ha="left", va="center", fontsize=8, color=colour_of(node))
+        ax.text(0.68, y, node_label(node), ha="left", va="center", fontsize=8,
+                color=graph.colour(node))
     ax.text(0.32, 1.0, "producers", ha="right", va="bottom", fontsize=9, weight="bold")
     ax.text(0.68, 1.0, "consumers", ha="left", va="bottom", fontsize=9, weight="bold")
     command = " ".join(rep.header.command)
-    fig.suptitle(f"Induced reads, producer -> consumer ({len(edges)} heaviest edges)\n"
+    fig.suptitle(f"Induced reads, producer -> consumer ({len(graph.edges)} heaviest edges)\n"
                  f"{command[:90]}", fontsize=10)
     plotting.save_figure(fig, path, fmt, dpi)
 
@@ -173,43 +229,61 @@ def draw_graph(rep: aprof_report.Report, path: str, fmt: str, limit: int,
 # Command line.
 # ---------------------------------------------------------------------------
 
-def _routine_label(profile, key: Optional[RoutineKey]) -> str:
-    return "(outside every routine)" if key is None else profile.routines[key].name
+# select.py is imported where it is used: it needs cli, which needs
+# profile, which needs this module.
+
+def _routine_label(profile, key: Optional[RoutineKey], short: bool = False) -> str:
+    from . import select
+    if key is None:
+        return "(outside every routine)"
+    return select.label(profile.routines[key].name, short)
 
 
-def summary_text(profile, consumers: int, top: int, pattern: Optional[str] = None) -> str:
-    """Per consumer (the `consumers` with the most own induced reads, or those
-    matching the glob pattern), its `top` producers with reads and share."""
-    if pattern is None:
-        chosen = top_consumers(profile, consumers)
-    else:
-        chosen = [(k, sum(per.values())) for k, per in profile.sources.items()
-                  if k is not None and (fnmatch.fnmatchcase(profile.routines[k].name, pattern)
-                                        or fnmatch.fnmatchcase(profile.routines[k].mangled, pattern))]
-        chosen.sort(key=lambda kv: (-kv[1], str(kv[0])))
+def chosen_consumers(profile, consumers: int,
+                     selection_args=None) -> List[Tuple[Optional[RoutineKey], int]]:
+    """The `consumers` routines with the most own induced reads among those
+    the selection options (select.add_selection_arguments) choose; reads
+    outside every routine count as a consumer only when no option filters."""
+    from . import select
+    if selection_args is None:
+        return top_consumers(profile, consumers)
+    a = selection_args
+    filtered = bool(a.routine or a.regex or a.object or a.exclude_object or a.hide_libc
+                    or a.min_share)
+    chosen = {r.key for r in select.select_routines(profile, a).routines}
+    totals = [(key, sum(per.values())) for key, per in profile.sources.items()
+              if key in chosen or (key is None and not filtered)]
+    return sorted(totals, key=lambda kv: (-kv[1], str(kv[0])))[:consumers]
+
+
+def summary_text(profile, consumers: int, top: int, selection_args=None) -> str:
+    """Per consumer (chosen_consumers), its `top` producers with reads and
+    share."""
+    from . import select
+    short = bool(getattr(selection_args, "short_names", False))
     lines = []
-    for key, total in chosen:
-        lines.append(f"{_routine_label(profile, key)}: {total:,} induced reads by its own code")
+    for key, total in chosen_consumers(profile, consumers, selection_args):
+        lines.append(f"{_routine_label(profile, key, short)}: {total:,} induced reads by its own code")
         for producer, reads in top_producers(profile, key, top):
-            lines.append(f"  {100 * reads / total:6.2f}%  {reads:>12,}  {producer.label}")
+            label = select.label(producer.label, short) if producer.routine else producer.label
+            lines.append(f"  {100 * reads / total:6.2f}%  {reads:>12,}  {label}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    from . import cli, plotting, profile as aprof_profile
+    from . import cli, plotting, profile as aprof_profile, select
     parser = cli.argument_parser(description="Top producers of the input of each routine, from "
                                  "reports of --input-sources=yes runs.")
     parser.add_argument("--consumers", type=int, default=10, metavar="N",
                         help="consumer routines with the most own induced reads (default 10)")
     parser.add_argument("--top", type=int, default=5, metavar="N",
                         help="producers listed per consumer (default 5)")
-    parser.add_argument("--routine", metavar="PATTERN",
-                        help="only consumers whose name matches this glob")
+    select.add_selection_arguments(parser, default_choice=False, limit=False)
     parser.add_argument("--graph", metavar="FILE",
                         help="also draw the producer-to-consumer graph of the first report "
                              "(.png, .svg or .pdf)")
-    parser.add_argument("--edges", type=int, default=30, metavar="N",
-                        help="edges of the graph: the N heaviest (default 30)")
+    parser.add_argument("--edges", type=int, default=DEFAULT_EDGES, metavar="N",
+                        help=f"edges of the graph: the N heaviest (default {DEFAULT_EDGES})")
     group = parser.add_argument_group("picture")
     plotting.add_output_options(group, "the graph", "1400x900")
     parser.add_argument("paths", nargs="+", metavar="REPORT")
@@ -222,7 +296,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if without:
         raise cli.UserError(f"{without[0]}: not a report of an --input-sources=yes run")
     prof = aprof_profile.merge(reports)
-    print(summary_text(prof, args.consumers, args.top, args.routine), end="")
+    print(summary_text(prof, args.consumers, args.top, args), end="")
     if args.graph:
         path, fmt = plotting.format_of_path(args.graph, "png")
         draw_graph(reports[0], path, fmt, args.edges, plotting.parse_size(args.size), args.dpi)

@@ -7,6 +7,8 @@ repeated, and prints per workload and tool:
   - the median wall time of the repetitions,
   - slowdown vs the native run and vs ``--tool=none`` (nulgrind: Valgrind's
     translation alone, the floor for any tool), and vs memcheck,
+  - the median user + system CPU time (``/usr/bin/time -f %U %S``: on a shared
+    machine other jobs disturb it less than the wall time),
   - peak memory (max RSS of the whole process, from ``/usr/bin/time -f %M``,
     in KB) and its ratio to the native peak,
 
@@ -129,7 +131,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Callable, Dict, List, NoReturn, Optional
+from typing import Callable, Dict, List, NoReturn, Optional, Tuple
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GNU_TIME = "/usr/bin/time"
@@ -567,6 +569,10 @@ class Run:
     seconds: float
     max_rss_kb: Optional[int]
     report_bytes: int
+    # User + system CPU time of the measured process (GNU time), the figure
+    # that other jobs on a shared machine disturb least; for a server, its
+    # whole life (start-up and shutdown included).
+    cpu_seconds: Optional[float] = None
 
 
 def tail(text: str, lines: int = 20) -> str:
@@ -580,15 +586,22 @@ def fail(problem: str, argv: List[str], stderr: str, context: str = "") -> NoRet
 
 
 def with_time(argv: List[str], rss_file: str, have_time: bool) -> List[str]:
-    return ([GNU_TIME, "-f", "%M", "-o", rss_file] if have_time else []) + argv
+    return ([GNU_TIME, "-f", "%M %U %S", "-o", rss_file] if have_time else []) + argv
 
 
-def read_max_rss(rss_file: str) -> Optional[int]:
+def read_time_file(rss_file: str) -> Tuple[Optional[int], Optional[float]]:
+    """(max RSS in KB, user + system CPU seconds) that GNU time wrote."""
     with open(rss_file) as f:
         # GNU time may prepend "Command exited with non-zero status N".
-        values = [l.strip() for l in f if l.strip().isdigit()]
+        lines = [l.split() for l in f]
     os.unlink(rss_file)
-    return int(values[-1]) if values else None
+    for fields in reversed(lines):
+        if len(fields) == 3 and fields[0].isdigit():
+            try:
+                return int(fields[0]), float(fields[1]) + float(fields[2])
+            except ValueError:
+                break
+    return None, None
 
 
 _warned = set()
@@ -598,7 +611,7 @@ def finish_run(seconds: float, argv: List[str], stderr: str, rss_file: str,
                have_time: bool, report_dir: str, quiet_key) -> Run:
     """The Run of a successful command: its peak RSS, its reports' size (reports
     deleted), and a warning if it wrote on stderr, once per `quiet_key`."""
-    max_rss = read_max_rss(rss_file) if have_time else None
+    max_rss, cpu = read_time_file(rss_file) if have_time else (None, None)
     if stderr.strip() and (quiet_key is None or quiet_key not in _warned):
         # Tools such as helgrind report on stderr; this is not a failure.
         _warned.add(quiet_key)
@@ -610,7 +623,7 @@ def finish_run(seconds: float, argv: List[str], stderr: str, rss_file: str,
         if entry.is_file():
             report_bytes += entry.stat().st_size
             os.unlink(entry.path)
-    return Run(seconds, max_rss, report_bytes)
+    return Run(seconds, max_rss, report_bytes, cpu)
 
 
 def run_once(argv: List[str], env: Dict[str, str], report_dir: str, have_time: bool,
@@ -754,10 +767,12 @@ def summarise(runs: Dict[str, Dict[str, List[Run]]]) -> Dict[str, Dict[str, dict
     summary: Dict[str, Dict[str, dict]] = {}
     for label, by_tool in runs.items():
         med = {t: statistics.median(r.seconds for r in rs) for t, rs in by_tool.items()}
-        rss = {}
+        rss, cpu = {}, {}
         for t, rs in by_tool.items():
             values = [r.max_rss_kb for r in rs if r.max_rss_kb is not None]
             rss[t] = statistics.median(values) if values else None
+            values = [r.cpu_seconds for r in rs if r.cpu_seconds is not None]
+            cpu[t] = statistics.median(values) if values else None
         summary[label] = {}
         for t, rs in by_tool.items():
             summary[label][t] = {
@@ -767,6 +782,7 @@ def summarise(runs: Dict[str, Dict[str, List[Run]]]) -> Dict[str, Dict[str, dict
                 "vs_native": ratio(med[t], med.get("native")),
                 "vs_none": ratio(med[t], med.get("none")),
                 "vs_memcheck": ratio(med[t], med.get("memcheck")),
+                "cpu_seconds": cpu[t],
                 "max_rss_kb": rss[t],
                 "rss_vs_native": ratio(rss[t], rss.get("native")),
                 "rss_vs_none": ratio(rss[t], rss.get("none")),
@@ -787,6 +803,10 @@ def fmt_ratio(x: Optional[float]) -> str:
     return "%.2f" % x if x < 10 else "%.1f" % x
 
 
+def fmt_seconds(seconds: Optional[float]) -> str:
+    return "—" if seconds is None else "%.2f" % seconds
+
+
 def fmt_rss(kb: Optional[float]) -> str:
     return "—" if kb is None else "%d" % round(kb)
 
@@ -796,7 +816,7 @@ def tables(summary, cases: Dict[str, Case], tool_names: List[str]):
     has_memcheck = "memcheck" in tool_names
     head = ["Workload", "Threads", "Tool", "Time (s)", "× native", "× none"]
     head += ["× memcheck"] if has_memcheck else []
-    head += ["Max RSS (KB)", "RSS × native"]
+    head += ["CPU (s)", "Max RSS (KB)", "RSS × native"]
     rows = []
     for label, by_tool in summary.items():
         for t in tool_names:
@@ -804,7 +824,8 @@ def tables(summary, cases: Dict[str, Case], tool_names: List[str]):
             row = [cases[label].workload.name, str(cases[label].threads), t,
                    "%.2f" % s["seconds"], fmt_ratio(s["vs_native"]), fmt_ratio(s["vs_none"])]
             row += [fmt_ratio(s["vs_memcheck"])] if has_memcheck else []
-            row += [fmt_rss(s["max_rss_kb"]), fmt_ratio(s["rss_vs_native"])]
+            row += [fmt_seconds(s["cpu_seconds"]), fmt_rss(s["max_rss_kb"]),
+                    fmt_ratio(s["rss_vs_native"])]
             rows.append(row)
     ghead = ["Tool", "× native", "× none"] + (["× memcheck"] if has_memcheck else [])
     ghead += ["RSS × native"]
@@ -1028,9 +1049,9 @@ def measure(cases: Dict[str, Case], tools: List[Tool], args, work_dir: str,
             for tool in tools:
                 r = run_case(tool, case, inputs, report_dir, have_time, args.server_timeout)
                 runs[label][tool.name].append(r)
-                print("[%s] rep %d/%d %-10s %8.2f s  max RSS %s KB%s"
+                print("[%s] rep %d/%d %-13s %8.2f s  CPU %s s  max RSS %s KB%s"
                       % (label, rep + 1, args.repeat, tool.name, r.seconds,
-                         fmt_rss(r.max_rss_kb),
+                         fmt_seconds(r.cpu_seconds), fmt_rss(r.max_rss_kb),
                          "  report %d KB" % (r.report_bytes // 1024)
                          if r.report_bytes else ""), file=sys.stderr)
     return runs

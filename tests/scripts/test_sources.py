@@ -111,3 +111,24 @@ def test_producers_command_refuses_reports_without_sources(tmp_path):
     p = tmp_path / "aprof-trms.out.1"
     p.write_text(without_sources(sources_example()))
     assert cli.run(sources.main, [str(p)]) == cli.EXIT_ERROR
+
+
+def consumers_listed(out):
+    return [line.split(":")[0] for line in out.splitlines() if not line.startswith(" ")]
+
+
+def test_producers_command_chooses_consumers_as_the_other_commands_do(tmp_path, capsys):
+    """-r and -e are select.py's: a name, a shell pattern, a part of a name,
+    a regular expression; a name that selects nothing is an error."""
+    from aprof_trms import cli
+    p = tmp_path / "aprof-trms.out.1"
+    p.write_text(sources_example())
+    expected = {("-r", "produce_data"): ["produce_data"], ("-r", "consume*"): ["consume_data"],
+                ("-r", "consume"): ["consume_data"], ("-e", "^produce"): ["produce_data"],
+                ("--exclude-object", "consumer"): [],
+                (): ["consume_data", "produce_data"]}
+    for options, consumers in expected.items():
+        assert sources.main([*options, str(p)]) == 0
+        assert consumers_listed(capsys.readouterr().out) == consumers, options
+    assert cli.run(sources.main, ["-r", "no_such_routine", str(p)]) == cli.EXIT_ERROR
+    assert "no routine matches 'no_such_routine'" in capsys.readouterr().err
