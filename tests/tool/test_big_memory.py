@@ -99,10 +99,11 @@ def test_fifty_rounds_of_256_mib_do_not_grow(tmp_path):
     peak_one = one.report.header.shadow_peak_bytes
     peak_fifty = fifty.report.header.shadow_peak_bytes
     assert peak_one >= round_chunks * CHUNK, peak_one
-    # At most the secondary tables (128 KiB per GiB of address space) of a
-    # round that spans two GiBs where the single round spanned one; kept
-    # back, the tables of the 25 GiB the rounds move through would add 6 MiB.
-    assert peak_fifty <= peak_one + 2 * 2 * 128 * 1024, (peak_one, peak_fifty)
+    # At most a few secondary tables (128 KiB each, one per GiB and shadow
+    # memory): a round's 256 MiB may straddle a GiB boundary. Tables kept
+    # until their whole GiB is unmapped, and the chunks at the two ends of
+    # every unmapped range (not 64 KiB-aligned), added 9 MiB over fifty rounds.
+    assert peak_fifty <= peak_one + 8 * 128 * 1024, (peak_one, peak_fifty)
     hwm_one, fresh_one, _ = shadow_statistics(one)
     hwm_fifty, fresh_fifty, reused_fifty = shadow_statistics(fifty)
     assert fresh_fifty <= fresh_one + 16, (fresh_one, fresh_fifty)
