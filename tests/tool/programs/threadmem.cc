@@ -38,15 +38,6 @@ extern "C" void* thread_main(void* arg) {
   return nullptr;
 }
 
-static void* map_anonymous(size_t bytes, int prot) {
-  void* p = mmap(NULL, bytes, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) {
-    perror("threadmem: mmap");
-    exit(1);
-  }
-  return p;
-}
-
 int main(int argc, char** argv) {
   if (argc != 3) usage(argv[0], "MIB THREADS");
   const long mib = arg_long(argc, argv, 1, "MIB");
