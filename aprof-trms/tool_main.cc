@@ -119,6 +119,39 @@ void PostCommandLineInit() {
   VG_(atfork)(nullptr, nullptr, ForkedChild);
 }
 
+// The process's peak resident memory in KiB (VmHWM of /proc/self/status:
+// Valgrind, the tool and the program together), 0 if unknown.
+unsigned long long PeakResidentKib() {
+  const SysRes fd = VG_(open)("/proc/self/status", VKI_O_RDONLY, 0);
+  if (sr_isError(fd)) return 0;
+  char text[4096];
+  const Int n = VG_(read)(static_cast<Int>(sr_Res(fd)), text, sizeof text - 1);
+  VG_(close)(static_cast<Int>(sr_Res(fd)));
+  if (n <= 0) return 0;
+  text[n] = '\0';
+  const char* line = VG_(strstr)(text, "VmHWM:");
+  return line ? VG_(strtoull10)(line + 6, nullptr) : 0;
+}
+
+// -v: where the shadow memory went (address space of the blocks handed
+// out; only the pages written are resident).
+void PrintShadowStatistics(const ShadowAllocator& shadow) {
+  static const char* const kKindNames[kShadowKinds] = {"global", "threads", "writer tags"};
+  const auto mib = [](u64 bytes) { return static_cast<unsigned long long>(bytes >> 20); };
+  for (unsigned k = 0; k < kShadowKinds; ++k)
+    VG_(dmsg)("aprof-trms: shadow %-11s %6llu MiB at the peak, %6llu MiB its own peak, %6llu MiB at exit\n",
+              kKindNames[k], mib(shadow.at_peak().bytes[k]), mib(shadow.kind_peaks().bytes[k]),
+              mib(shadow.in_use().bytes[k]));
+  const BlockPool& chunks = shadow.chunk_pool();
+  VG_(dmsg)("aprof-trms: shadow chunks of %llu KiB: %llu fresh, %llu reused, %zu free at exit; "
+            "%zu regions of %llu MiB\n",
+            static_cast<unsigned long long>(chunks.block_bytes() >> 10),
+            static_cast<unsigned long long>(chunks.fresh_count()),
+            static_cast<unsigned long long>(chunks.reused_count()), chunks.free_block_count(),
+            shadow.region_count(), static_cast<unsigned long long>(BlockPool::kRegionBytes >> 20));
+  VG_(dmsg)("aprof-trms: peak resident memory of the process (VmHWM) %llu KiB\n", PeakResidentKib());
+}
+
 void Finish(Int) {
   g_tool.calls->ExitAllThreads();
   const ReportContext context{g_tool.engine, g_tool.routines, &TheOptions(), kToolVersion,
@@ -135,6 +168,7 @@ void Finish(Int) {
     VG_(dmsg)("aprof-trms: %llu bytes of shadow memory, %zu routines\n",
               static_cast<unsigned long long>(g_tool.engine->shadow_bytes()),
               g_tool.routines->size());
+    PrintShadowStatistics(g_tool.engine->shadow_allocator());
   }
   // A lost report is a failed run, whatever the program's own status.
   if (!written) VG_(exit)(1);

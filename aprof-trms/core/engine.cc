@@ -7,13 +7,13 @@ namespace aprof {
 Engine::Engine(const EngineOptions& options)
     : options_(options),
       shadow_allocator_(options.resolution_shift),
-      global_writes_(shadow_allocator_) {
+      global_writes_(shadow_allocator_, ShadowKind::kGlobalWrites) {
   APROF_CHECK(options.resolution_shift <= 4);
   APROF_CHECK(options.overflow_threshold > kThreadRootTimestamp &&
               options.overflow_threshold <= kMaxTimestamp);
   APROF_CHECK(!options.track_sources || options.track_induced);
   if (options.track_sources) {
-    writer_tags_ = New<ShadowMemory>(shadow_allocator_);
+    writer_tags_ = New<ShadowMemory>(shadow_allocator_, ShadowKind::kWriterTags);
     writers_ = New<WriterTable>();
   }
   if (options.context_depth > 0) contexts_ = New<ContextTree>(options.context_depth);

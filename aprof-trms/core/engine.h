@@ -168,6 +168,8 @@ class Engine {
   // Shadow tables and chunks in use now, and at most so far (bytes).
   u64 shadow_bytes() const { return shadow_allocator_.in_use_bytes(); }
   u64 shadow_peak_bytes() const { return shadow_allocator_.peak_bytes(); }
+  // Where the shadow goes: bytes by kind, pool counts (statistics).
+  const ShadowAllocator& shadow_allocator() const { return shadow_allocator_; }
   // The writers that ThreadProfile::sources() tags refer to (null unless
   // sources are tracked).
   const WriterTable* writers() const { return writers_; }
@@ -181,7 +183,7 @@ class Engine {
 
  private:
   struct LiveThread {
-    explicit LiveThread(ShadowAllocator& allocator) : memory(allocator) {}
+    explicit LiveThread(ShadowAllocator& allocator) : memory(allocator, ShadowKind::kThread) {}
     ShadowMemory memory;  // ts_t: latest access by this thread
     ShadowStack stack;
     ContextPath contexts;  // in step with stack when contexts are kept

@@ -48,8 +48,8 @@ class Renumbering {
 
   // New value of a thread's access timestamp, given the old latest-write
   // time of the same cell (0 if never written).
+  // access != 0: a cell never accessed is left alone.
   Timestamp AccessTimestamp(Timestamp access, Timestamp write_time) const {
-    if (access == 0) return 0;  // never accessed stays never accessed
     const size_t access_bucket = Bucket(access);
     if (write_time == 0 || Bucket(write_time) != access_bucket) return Base(access_bucket);
     if (access < write_time) return Base(access_bucket);
@@ -85,6 +85,9 @@ void Engine::Renumber() {
     thread->memory.ForEachChunk([&](uptr chunk_index, Timestamp* accesses) {
       const Timestamp* writes = global_writes_.FindChunk(chunk_index);
       for (uptr i = 0; i < cells_per_chunk; ++i) {
+        // Never accessed stays 0, unwritten: the pages of a chunk the thread
+        // did not touch stay out of memory.
+        if (accesses[i] == 0) continue;
         const Timestamp write_time = writes ? (writes[i] & kTimeMask) : 0;
         accesses[i] = renumbering.AccessTimestamp(accesses[i], write_time);
       }

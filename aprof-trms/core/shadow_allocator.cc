@@ -22,6 +22,7 @@ void* BlockPool::Allocate() {
   if (!free_blocks_.empty()) {
     void* block = free_blocks_.back();
     free_blocks_.pop_back();
+    ++reused_count_;
     return block;
   }
   if (unused_ == region_end_) {
@@ -31,6 +32,7 @@ void* BlockPool::Allocate() {
   }
   void* block = unused_;
   unused_ += block_bytes_;
+  ++fresh_count_;
   return block;
 }
 
@@ -55,14 +57,16 @@ ShadowAllocator::ShadowAllocator(unsigned resolution_shift)
   APROF_CHECK(resolution_shift <= 4);
 }
 
-void* ShadowAllocator::Take(BlockPool& pool) {
-  in_use_bytes_ += pool.block_bytes();
-  if (in_use_bytes_ > peak_bytes_) peak_bytes_ = in_use_bytes_;
+void* ShadowAllocator::Take(BlockPool& pool, ShadowKind kind) {
+  const unsigned k = static_cast<unsigned>(kind);
+  in_use_.bytes[k] += pool.block_bytes();
+  if (in_use_.bytes[k] > kind_peaks_.bytes[k]) kind_peaks_.bytes[k] = in_use_.bytes[k];
+  if (in_use_.total() > at_peak_.total()) at_peak_ = in_use_;
   return pool.Allocate();
 }
 
-void ShadowAllocator::Give(BlockPool& pool, void* block) {
-  in_use_bytes_ -= pool.block_bytes();
+void ShadowAllocator::Give(BlockPool& pool, void* block, ShadowKind kind) {
+  in_use_.bytes[static_cast<unsigned>(kind)] -= pool.block_bytes();
   pool.Free(block);
 }
 

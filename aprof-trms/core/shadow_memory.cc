@@ -4,21 +4,22 @@
 
 namespace aprof {
 
-ShadowMemory::ShadowMemory(ShadowAllocator& allocator)
+ShadowMemory::ShadowMemory(ShadowAllocator& allocator, ShadowKind kind)
     : shift_(allocator.resolution_shift()),
       chunk_index_shift_(kChunkAddressBits - shift_),
       cell_in_chunk_mask_((uptr{1} << (kChunkAddressBits - shift_)) - 1),
-      primary_(allocator.AllocatePrimary()),
-      allocator_(allocator) {}
+      primary_(allocator.AllocatePrimary(kind)),
+      allocator_(allocator),
+      kind_(kind) {}
 
 ShadowMemory::~ShadowMemory() {
-  for (uptr p : used_primary_indices_) {
-    Timestamp** secondary = primary_[p];
+  for (const UsedSecondary& used : used_secondaries_) {
+    Timestamp** secondary = primary_[used.primary_index];
     for (uptr s = 0; s < kSecondaryEntries; ++s)
-      if (secondary[s]) allocator_.FreeChunk(secondary[s]);
-    allocator_.FreeSecondary(secondary);
+      if (secondary[s]) allocator_.FreeChunk(secondary[s], kind_);
+    allocator_.FreeSecondary(secondary, kind_);
   }
-  allocator_.FreePrimary(primary_);
+  allocator_.FreePrimary(primary_, kind_);
 }
 
 Timestamp* ShadowMemory::UncachedSlot(uptr cell) {
@@ -28,16 +29,25 @@ Timestamp* ShadowMemory::UncachedSlot(uptr cell) {
 
 Timestamp** ShadowMemory::AllocateSecondary(uptr primary_index) {
   APROF_CHECK(primary_index < kPrimaryEntries);
-  Timestamp** secondary = allocator_.AllocateSecondary();
+  Timestamp** secondary = allocator_.AllocateSecondary(kind_);
   allocated_bytes_ += allocator_.secondary_bytes();
   primary_[primary_index] = secondary;
-  used_primary_indices_.push_back(primary_index);
+  used_secondaries_.push_back({primary_index, 0});
   return secondary;
 }
 
-Timestamp* ShadowMemory::AllocateChunk() {
+ShadowMemory::UsedSecondary& ShadowMemory::UsedSecondaryOf(uptr primary_index) {
+  // From the newest: a chunk is mostly allocated right after its table.
+  for (size_t i = used_secondaries_.size(); i-- > 0;)
+    if (used_secondaries_[i].primary_index == primary_index) return used_secondaries_[i];
+  APROF_CHECK(false && "a secondary table in use is listed");
+  __builtin_unreachable();
+}
+
+Timestamp* ShadowMemory::AllocateChunk(uptr primary_index) {
+  ++UsedSecondaryOf(primary_index).chunks;
   allocated_bytes_ += allocator_.chunk_bytes();
-  return allocator_.AllocateChunk();
+  return allocator_.AllocateChunk(kind_);
 }
 
 void ShadowMemory::Forget(uptr first, uptr last) {
@@ -49,44 +59,51 @@ void ShadowMemory::Forget(uptr first, uptr last) {
     const uptr secondary_last = secondary_first + ((uptr{1} << cells_per_secondary_shift) - 1);
     ForgetInSecondary(p, first > secondary_first ? first : secondary_first,
                       last < secondary_last ? last : secondary_last);
-    if (first <= secondary_first && secondary_last <= last) FreeSecondary(p);
+    if (UsedSecondaryOf(p).chunks == 0) FreeSecondary(p);
   }
 }
 
 void ShadowMemory::ForgetInSecondary(uptr primary_index, uptr first, uptr last) {
   Timestamp** secondary = primary_[primary_index];
+  uptr& chunks_in_table = UsedSecondaryOf(primary_index).chunks;
   for (uptr chunk_index = ChunkIndexOf(first); chunk_index <= ChunkIndexOf(last); ++chunk_index) {
     Timestamp*& chunk = secondary[chunk_index & (kSecondaryEntries - 1)];
     if (chunk == nullptr) continue;
     const uptr chunk_first = chunk_index << chunk_index_shift_;
     const uptr chunk_last = chunk_first + cell_in_chunk_mask_;
-    if (first <= chunk_first && chunk_last <= last) {
-      CachedChunk& cached = cache_[chunk_index & (kCachedChunks - 1)];
-      if (cached.index == chunk_index) cached = CachedChunk();
-      allocator_.FreeChunk(chunk);
-      allocated_bytes_ -= allocator_.chunk_bytes();
-      chunk = nullptr;
-      continue;
+    if (first > chunk_first || chunk_last > last) {
+      // Partly covered (an unmapped range ends inside this 64 KiB): zero the
+      // covered cells, and keep the chunk if the rest holds a timestamp.
+      // Mappings need not be aligned to 64 KiB: without the test, every
+      // unmap would leave the chunks at its two ends behind for good.
+      const uptr from = (first > chunk_first ? first : chunk_first) & cell_in_chunk_mask_;
+      const uptr to = (last < chunk_last ? last : chunk_last) & cell_in_chunk_mask_;
+      for (uptr i = from; i <= to; ++i) chunk[i] = 0;
+      if (!AllZero(chunk, 0, from) || !AllZero(chunk, to + 1, cells_per_chunk())) continue;
     }
-    // Partly covered (an unmapped range ends inside this 64 KiB): zero the
-    // covered cells and keep the chunk for the rest.
-    const uptr from = (first > chunk_first ? first : chunk_first) & cell_in_chunk_mask_;
-    const uptr to = (last < chunk_last ? last : chunk_last) & cell_in_chunk_mask_;
-    for (uptr i = from; i <= to; ++i) chunk[i] = 0;
+    CachedChunk& cached = cache_[chunk_index & (kCachedChunks - 1)];
+    if (cached.index == chunk_index) cached = CachedChunk();
+    allocator_.FreeChunk(chunk, kind_);
+    allocated_bytes_ -= allocator_.chunk_bytes();
+    chunk = nullptr;
+    --chunks_in_table;
   }
+}
+
+bool ShadowMemory::AllZero(const Timestamp* slots, uptr begin, uptr end) {
+  for (uptr i = begin; i < end; ++i)
+    if (slots[i] != 0) return false;
+  return true;
 }
 
 // Only called once every chunk of the table has been freed.
 void ShadowMemory::FreeSecondary(uptr primary_index) {
-  allocator_.FreeSecondary(primary_[primary_index]);
+  allocator_.FreeSecondary(primary_[primary_index], kind_);
   allocated_bytes_ -= allocator_.secondary_bytes();
   primary_[primary_index] = nullptr;
-  for (uptr& used : used_primary_indices_) {
-    if (used != primary_index) continue;
-    used = used_primary_indices_.back();
-    used_primary_indices_.pop_back();
-    return;
-  }
+  UsedSecondary& used = UsedSecondaryOf(primary_index);
+  used = used_secondaries_.back();
+  used_secondaries_.pop_back();
 }
 
 }  // namespace aprof

@@ -30,8 +30,9 @@ class ShadowMemory {
   static constexpr uptr kAddressLimit = uptr{1} << kAddressBits;
 
   // Cells are 2^allocator.resolution_shift() bytes (shift 0..4: 1 to 16
-  // bytes). The allocator must outlive the shadow memory.
-  explicit ShadowMemory(ShadowAllocator& allocator);
+  // bytes). The allocator must outlive the shadow memory; it counts the
+  // blocks under `kind`.
+  ShadowMemory(ShadowAllocator& allocator, ShadowKind kind);
   ~ShadowMemory();
   ShadowMemory(const ShadowMemory&) = delete;
   ShadowMemory& operator=(const ShadowMemory&) = delete;
@@ -77,16 +78,18 @@ class ShadowMemory {
   // cells_per_chunk() entries.
   template <typename Fn>
   void ForEachChunk(Fn fn) {
-    for (uptr p : used_primary_indices_) {
-      Timestamp** secondary = primary_[p];
+    for (const UsedSecondary& used : used_secondaries_) {
+      Timestamp** secondary = primary_[used.primary_index];
       for (uptr s = 0; s < kSecondaryEntries; ++s)
-        if (secondary[s]) fn((p << kSecondaryBits) | s, secondary[s]);
+        if (secondary[s]) fn((used.primary_index << kSecondaryBits) | s, secondary[s]);
     }
   }
 
   // Cells [first, last] become never accessed (timestamp 0), as after
   // munmap: chunks they cover whole go back to the allocator, the others
-  // are zeroed in place; nothing is allocated.
+  // are zeroed in place (and go back too if nothing else in them was
+  // accessed), and a secondary table left without chunks goes back too;
+  // nothing is allocated.
   void Forget(uptr first, uptr last);
 
   // Bytes of secondary tables and chunks held, for statistics.
@@ -106,7 +109,7 @@ class ShadowMemory {
     Timestamp*& chunk = secondary[chunk_index & (kSecondaryEntries - 1)];
     if (__builtin_expect(chunk == nullptr, 0)) {
       if (!allocate) return nullptr;
-      chunk = AllocateChunk();
+      chunk = AllocateChunk(chunk_index >> kSecondaryBits);
     }
     cache_[chunk_index & (kCachedChunks - 1)] = {chunk_index, chunk};
     return chunk;
@@ -117,9 +120,11 @@ class ShadowMemory {
   __attribute__((noinline)) Timestamp* UncachedSlot(uptr cell);
   uptr ChunkIndexOf(uptr cell) const { return cell >> chunk_index_shift_; }
   Timestamp** AllocateSecondary(uptr primary_index);
-  Timestamp* AllocateChunk();
+  Timestamp* AllocateChunk(uptr primary_index);
   // Forget() within the secondary table of primary_index.
   void ForgetInSecondary(uptr primary_index, uptr first, uptr last);
+  // Whether slots[begin, end) are all 0.
+  static bool AllZero(const Timestamp* slots, uptr begin, uptr end);
   void FreeSecondary(uptr primary_index);
 
   // Recently used chunks, direct-mapped by chunk index: accesses cluster in
@@ -139,9 +144,18 @@ class ShadowMemory {
   CachedChunk cache_[kCachedChunks];
   ShadowAllocator& allocator_;  // after the fields of the access path
   // Primary entries that hold a secondary table, so that walks over the
-  // shadow never scan the mostly empty primary table.
-  InternalVector<uptr> used_primary_indices_;
+  // shadow never scan the mostly empty primary table, with the number of
+  // chunks in the table, so that a table whose last chunk is forgotten goes
+  // back to the allocator (a program that maps and unmaps memory at ever
+  // new addresses would otherwise keep a table per GiB it ever used).
+  struct UsedSecondary {
+    uptr primary_index;
+    uptr chunks;
+  };
+  UsedSecondary& UsedSecondaryOf(uptr primary_index);
+  InternalVector<UsedSecondary> used_secondaries_;
   u64 allocated_bytes_ = 0;
+  const ShadowKind kind_;
 };
 
 }  // namespace aprof

@@ -7,10 +7,10 @@ repeated, and prints per workload and tool:
   - the median wall time of the repetitions,
   - slowdown vs the native run and vs ``--tool=none`` (nulgrind: Valgrind's
     translation alone, the floor for any tool), and vs memcheck,
-  - the median user + system CPU time (``/usr/bin/time -f %U %S``: on a shared
-    machine other jobs disturb it less than the wall time),
+  - the median CPU time (user + system, from GNU time; for mariadb the
+    server's whole life, start-up included),
   - peak memory (max RSS of the whole process, from ``/usr/bin/time -f %M``,
-    in KB) and its ratio to the native peak,
+    in KB) and its ratio to the native peak and to memcheck's,
 
 plus geometric means of the ratios over the workloads: the shape of Table 1 of
 the paper (section 6), then a "Targets" section (below). Ratios are computed
@@ -71,7 +71,9 @@ of its log and killed with its whole process group: no run leaves a server
 behind.
 
 Tools (``--tools``, comma-separated): native, none, memcheck, callgrind,
-helgrind, aprof-trms, aprof-rms. Every Valgrind run gets ``-q``. aprof-trms
+helgrind, aprof-trms, aprof-rms. Every Valgrind run gets ``-q``. A variant of
+aprof-trms followed by ``@DIR`` (``aprof-trms@/tmp/frozen-base``) runs the
+tool of another build directory, to compare builds in one interleaved run. aprof-trms
 runs from the build tree through ``<build>/aprof-trms/vg-in-place`` when it
 exists, otherwise through ``valgrind --tool=aprof-trms`` if the tool is
 installed. aprof-rms is the same tool with ``--trms=no`` (the RMS only, no
@@ -123,6 +125,7 @@ import math
 import os
 import platform
 import random
+import re
 import shlex
 import shutil
 import signal
@@ -131,7 +134,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Callable, Dict, List, NoReturn, Optional, Tuple
+from typing import Callable, Dict, List, NoReturn, Optional
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GNU_TIME = "/usr/bin/time"
@@ -540,7 +543,17 @@ def make_tools(names: List[str], build_dir: str, valgrind: str) -> List[Tool]:
     launcher: List[str] = []  # found once, shared by aprof-trms and aprof-rms
     tools = []
     for name in names:
-        if name == "native":
+        variant, _, other_build = name.partition("@")
+        if other_build:  # a variant of aprof-trms from another (frozen) build
+            if variant not in APROF_VARIANT_OPTIONS:
+                sys.exit("error: %r: only aprof-trms variants (%s) take @BUILD_DIR"
+                         % (name, ", ".join(APROF_VARIANT_OPTIONS)))
+            in_place = os.path.join(os.path.abspath(other_build), "aprof-trms", "vg-in-place")
+            if not os.access(in_place, os.X_OK):
+                sys.exit("error: %r: no executable %s" % (name, in_place))
+            tools.append(Tool(name, lambda d, l=in_place, o=APROF_VARIANT_OPTIONS[variant]: [l] + o + [
+                "-q", "--aprof-out-file=" + os.path.join(d, "aprof-trms.out.%p")]))
+        elif name == "native":
             tools.append(NATIVE)
         elif name in ("none", "memcheck", "helgrind"):
             tools.append(Tool(name, lambda d, n=name: [valgrind, "--tool=" + n, "-q"]))
@@ -569,10 +582,7 @@ class Run:
     seconds: float
     max_rss_kb: Optional[int]
     report_bytes: int
-    # User + system CPU time of the measured process (GNU time), the figure
-    # that other jobs on a shared machine disturb least; for a server, its
-    # whole life (start-up and shutdown included).
-    cpu_seconds: Optional[float] = None
+    cpu_seconds: Optional[float] = None  # user + system, of the measured process
 
 
 def tail(text: str, lines: int = 20) -> str:
@@ -589,19 +599,15 @@ def with_time(argv: List[str], rss_file: str, have_time: bool) -> List[str]:
     return ([GNU_TIME, "-f", "%M %U %S", "-o", rss_file] if have_time else []) + argv
 
 
-def read_time_file(rss_file: str) -> Tuple[Optional[int], Optional[float]]:
-    """(max RSS in KB, user + system CPU seconds) that GNU time wrote."""
+def read_max_rss(rss_file: str):
+    """(max RSS in KB, user + system seconds) from GNU time's output file."""
     with open(rss_file) as f:
         # GNU time may prepend "Command exited with non-zero status N".
-        lines = [l.split() for l in f]
+        values = [l.split() for l in f if re.fullmatch(r"\d+ [\d.]+ [\d.]+\s*", l)]
     os.unlink(rss_file)
-    for fields in reversed(lines):
-        if len(fields) == 3 and fields[0].isdigit():
-            try:
-                return int(fields[0]), float(fields[1]) + float(fields[2])
-            except ValueError:
-                break
-    return None, None
+    if not values:
+        return None, None
+    return int(values[-1][0]), float(values[-1][1]) + float(values[-1][2])
 
 
 _warned = set()
@@ -611,7 +617,7 @@ def finish_run(seconds: float, argv: List[str], stderr: str, rss_file: str,
                have_time: bool, report_dir: str, quiet_key) -> Run:
     """The Run of a successful command: its peak RSS, its reports' size (reports
     deleted), and a warning if it wrote on stderr, once per `quiet_key`."""
-    max_rss, cpu = read_time_file(rss_file) if have_time else (None, None)
+    max_rss, cpu_seconds = read_max_rss(rss_file) if have_time else (None, None)
     if stderr.strip() and (quiet_key is None or quiet_key not in _warned):
         # Tools such as helgrind report on stderr; this is not a failure.
         _warned.add(quiet_key)
@@ -623,7 +629,7 @@ def finish_run(seconds: float, argv: List[str], stderr: str, rss_file: str,
         if entry.is_file():
             report_bytes += entry.stat().st_size
             os.unlink(entry.path)
-    return Run(seconds, max_rss, report_bytes, cpu)
+    return Run(seconds, max_rss, report_bytes, cpu_seconds)
 
 
 def run_once(argv: List[str], env: Dict[str, str], report_dir: str, have_time: bool,
@@ -777,15 +783,16 @@ def summarise(runs: Dict[str, Dict[str, List[Run]]]) -> Dict[str, Dict[str, dict
         for t, rs in by_tool.items():
             summary[label][t] = {
                 "seconds": med[t],
+                "cpu_seconds": cpu[t],
                 "min": min(r.seconds for r in rs),
                 "max": max(r.seconds for r in rs),
                 "vs_native": ratio(med[t], med.get("native")),
                 "vs_none": ratio(med[t], med.get("none")),
                 "vs_memcheck": ratio(med[t], med.get("memcheck")),
-                "cpu_seconds": cpu[t],
                 "max_rss_kb": rss[t],
                 "rss_vs_native": ratio(rss[t], rss.get("native")),
                 "rss_vs_none": ratio(rss[t], rss.get("none")),
+                "rss_vs_memcheck": ratio(rss[t], rss.get("memcheck")),
                 "report_bytes": max(r.report_bytes for r in rs),
             }
     return summary
@@ -803,38 +810,40 @@ def fmt_ratio(x: Optional[float]) -> str:
     return "%.2f" % x if x < 10 else "%.1f" % x
 
 
-def fmt_seconds(seconds: Optional[float]) -> str:
-    return "—" if seconds is None else "%.2f" % seconds
-
-
 def fmt_rss(kb: Optional[float]) -> str:
     return "—" if kb is None else "%d" % round(kb)
+
+
+def fmt_cpu(seconds: Optional[float]) -> str:
+    return "—" if seconds is None else "%.2f" % seconds
 
 
 def tables(summary, cases: Dict[str, Case], tool_names: List[str]):
     """Returns (headers, rows) of the per-case table and of the geomeans."""
     has_memcheck = "memcheck" in tool_names
-    head = ["Workload", "Threads", "Tool", "Time (s)", "× native", "× none"]
+    head = ["Workload", "Threads", "Tool", "Time (s)", "CPU (s)", "× native", "× none"]
     head += ["× memcheck"] if has_memcheck else []
-    head += ["CPU (s)", "Max RSS (KB)", "RSS × native"]
+    head += ["Max RSS (KB)", "RSS × native"] + (["RSS × memcheck"] if has_memcheck else [])
     rows = []
     for label, by_tool in summary.items():
         for t in tool_names:
             s = by_tool[t]
             row = [cases[label].workload.name, str(cases[label].threads), t,
-                   "%.2f" % s["seconds"], fmt_ratio(s["vs_native"]), fmt_ratio(s["vs_none"])]
+                   "%.2f" % s["seconds"], fmt_cpu(s["cpu_seconds"]), fmt_ratio(s["vs_native"]),
+                   fmt_ratio(s["vs_none"])]
             row += [fmt_ratio(s["vs_memcheck"])] if has_memcheck else []
-            row += [fmt_seconds(s["cpu_seconds"]), fmt_rss(s["max_rss_kb"]),
-                    fmt_ratio(s["rss_vs_native"])]
+            row += [fmt_rss(s["max_rss_kb"]), fmt_ratio(s["rss_vs_native"])]
+            row += [fmt_ratio(s["rss_vs_memcheck"])] if has_memcheck else []
             rows.append(row)
     ghead = ["Tool", "× native", "× none"] + (["× memcheck"] if has_memcheck else [])
-    ghead += ["RSS × native"]
+    ghead += ["RSS × native"] + (["RSS × memcheck"] if has_memcheck else [])
     grows = []
     for t in tool_names:
         col = lambda key: fmt_ratio(column_geomean(summary, t, key))
         grow = [t, col("vs_native"), col("vs_none")]
         grow += [col("vs_memcheck")] if has_memcheck else []
         grow += [col("rss_vs_native")]
+        grow += [col("rss_vs_memcheck")] if has_memcheck else []
         grows.append(grow)
     return (head, rows), (ghead, grows)
 
@@ -1049,9 +1058,9 @@ def measure(cases: Dict[str, Case], tools: List[Tool], args, work_dir: str,
             for tool in tools:
                 r = run_case(tool, case, inputs, report_dir, have_time, args.server_timeout)
                 runs[label][tool.name].append(r)
-                print("[%s] rep %d/%d %-13s %8.2f s  CPU %s s  max RSS %s KB%s"
+                print("[%s] rep %d/%d %-10s %8.2f s  CPU %s s  max RSS %s KB%s"
                       % (label, rep + 1, args.repeat, tool.name, r.seconds,
-                         fmt_seconds(r.cpu_seconds), fmt_rss(r.max_rss_kb),
+                         fmt_cpu(r.cpu_seconds), fmt_rss(r.max_rss_kb),
                          "  report %d KB" % (r.report_bytes // 1024)
                          if r.report_bytes else ""), file=sys.stderr)
     return runs

@@ -4,7 +4,10 @@
 // naive algorithm.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <fstream>
 
 #include "naive_oracle.h"
 #include "trace.h"
@@ -102,6 +105,35 @@ TEST(Renumbering, DeepStacksOfTwoThreads) {
   EXPECT_EQ(ProfileRows(renumbered), ProfileRows(reference));
   NaiveOracle oracle(reference.options().resolution_shift);
   EXPECT_EQ(actual, oracle.Run(trace));
+}
+
+// Resident memory of this process (second field of /proc/self/statm).
+long ResidentKib() {
+  std::ifstream statm("/proc/self/statm");
+  long size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+// A renumbering rewrites the timestamps of every allocated chunk, but must
+// not write the slots of cells never accessed: that would make every page of
+// every chunk resident. Here one cell per 64 KiB chunk over 128 MiB: 2048
+// pages of shadow resident per shadow memory (8 MiB), 128 MiB if a
+// renumbering wrote every slot.
+TEST(RenumberingMemory, CellsNeverAccessedStayOutOfMemory) {
+  EngineOptions options;
+  options.overflow_threshold = 1000;
+  Engine engine(options);
+  engine.SwitchTo(1);
+  engine.Call(1);
+  constexpr uptr kBase = uptr{1} << 40, kBytes = uptr{128} << 20, kChunk = uptr{1} << 16;
+  for (uptr a = kBase; a < kBase + kBytes; a += kChunk) engine.Write(a, 4);
+  const long before = ResidentKib();
+  while (engine.statistics().renumberings == 0) {
+    engine.Call(2);
+    engine.Return();
+  }
+  EXPECT_LT(ResidentKib() - before, 16 * 1024);
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ class ShadowMemoryAtResolution : public ::testing::TestWithParam<unsigned> {};
 TEST_P(ShadowMemoryAtResolution, ExtremeCellsAreDistinctAndPersistent) {
   const unsigned shift = GetParam();
   ShadowAllocator allocator(shift);
-  ShadowMemory memory(allocator);
+  ShadowMemory memory(allocator, ShadowKind::kThread);
   const uptr last_cell = (kTop - 1) >> shift;
   EXPECT_EQ(memory.cell_limit(), last_cell + 1);
   EXPECT_EQ(memory.Get(0), 0u);
@@ -40,7 +40,7 @@ TEST_P(ShadowMemoryAtResolution, ExtremeCellsAreDistinctAndPersistent) {
 TEST_P(ShadowMemoryAtResolution, NeighbouringChunksAreIndependent) {
   const unsigned shift = GetParam();
   ShadowAllocator allocator(shift);
-  ShadowMemory memory(allocator);
+  ShadowMemory memory(allocator, ShadowKind::kThread);
   // The last cell of a chunk and the first of the next, also across a
   // secondary-table (1 GiB) boundary.
   for (uptr boundary : {kChunk * 5, uptr{1} << 30, uptr{3} << 30}) {
@@ -63,7 +63,7 @@ TEST_P(ShadowMemoryAtResolution, NeighbouringChunksAreIndependent) {
 TEST_P(ShadowMemoryAtResolution, ForgetFreesWholeChunksAndZeroesParts) {
   const unsigned shift = GetParam();
   ShadowAllocator allocator(shift);
-  ShadowMemory memory(allocator);
+  ShadowMemory memory(allocator, ShadowKind::kThread);
   const uptr base = uptr{5} << 30;  // chunks 0, 1, 2 of the 6th GiB
   const uptr cell = uptr{1} << shift;
   for (uptr a = base; a < base + 3 * kChunk; a += cell) *memory.Slot(a >> shift) = 5;
@@ -96,6 +96,52 @@ TEST_P(ShadowMemoryAtResolution, ForgetFreesWholeChunksAndZeroesParts) {
   EXPECT_EQ(memory.Get(base >> shift), 0u);
   *memory.Slot(base >> shift) = 8;
   EXPECT_EQ(memory.Get(base >> shift), 8u);
+}
+
+// A secondary table whose last chunk is forgotten goes back too, even when
+// the forgotten range covers only part of its GiB, and is mapped again when
+// the memory is touched again; one with chunks left stays.
+TEST_P(ShadowMemoryAtResolution, ForgettingTheLastChunksOfATableFreesTheTable) {
+  const unsigned shift = GetParam();
+  ShadowAllocator allocator(shift);
+  ShadowMemory memory(allocator, ShadowKind::kThread);
+  const uptr base = (uptr{7} << 30) + 40 * kChunk;
+  *memory.Slot(base >> shift) = 1;
+  *memory.Slot((base + 3 * kChunk) >> shift) = 2;
+  *memory.Slot((base + (uptr{1} << 30)) >> shift) = 3;  // the next GiB's table
+  const u64 next_gib = allocator.chunk_bytes() + allocator.secondary_bytes();
+  memory.Forget(base >> shift, ((base + kChunk) >> shift) - 1);
+  EXPECT_EQ(memory.allocated_bytes(), next_gib + allocator.chunk_bytes() + allocator.secondary_bytes())
+      << "one chunk left: the table stays";
+  memory.Forget((base + 3 * kChunk) >> shift, ((base + 4 * kChunk) >> shift) - 1);
+  EXPECT_EQ(memory.allocated_bytes(), next_gib);
+  EXPECT_EQ(memory.Get((base + (uptr{1} << 30)) >> shift), 3u);
+  int chunks = 0;
+  memory.ForEachChunk([&](uptr, Timestamp*) { ++chunks; });
+  EXPECT_EQ(chunks, 1);
+  *memory.Slot(base >> shift) = 4;
+  EXPECT_EQ(memory.Get(base >> shift), 4u);
+  EXPECT_EQ(memory.Get((base + 3 * kChunk) >> shift), 0u);
+  EXPECT_EQ(memory.allocated_bytes(), 2 * next_gib);
+}
+
+// Mappings need not be aligned to chunks: a range that ends inside a chunk
+// frees it if nothing outside the range was accessed in it, and keeps it
+// (zeroed where covered) otherwise.
+TEST_P(ShadowMemoryAtResolution, ForgettingPartOfAChunkFreesItIfNothingElseWasAccessed) {
+  const unsigned shift = GetParam();
+  ShadowAllocator allocator(shift);
+  ShadowMemory memory(allocator, ShadowKind::kThread);
+  const uptr base = (uptr{9} << 30) + 5 * kChunk;
+  *memory.Slot((base + 4096) >> shift) = 5;          // inside the range below
+  *memory.Slot((base + kChunk + 4096) >> shift) = 6;  // next chunk, outside it
+  *memory.Slot((base + kChunk + 16) >> shift) = 7;    // next chunk, inside it
+  const u64 two_chunks = memory.allocated_bytes();
+  memory.Forget((base + 64) >> shift, ((base + kChunk + 64) >> shift) - 1);
+  EXPECT_EQ(memory.FindChunk(base / kChunk), nullptr);
+  EXPECT_EQ(memory.allocated_bytes(), two_chunks - allocator.chunk_bytes());
+  EXPECT_EQ(memory.Get((base + kChunk + 4096) >> shift), 6u);
+  EXPECT_EQ(memory.Get((base + kChunk + 16) >> shift), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllResolutions, ShadowMemoryAtResolution,
@@ -166,7 +212,7 @@ TEST(BlockPool, AFullRegionOfFreedBlocksServesBeforeANewOne) {
 TEST(ShadowAllocator, ManyChunksFewRegionsAndThePeak) {
   ShadowAllocator allocator(2);
   {
-    ShadowMemory memory(allocator);
+    ShadowMemory memory(allocator, ShadowKind::kThread);
     const uptr primary_bytes = allocator.in_use_bytes();
     for (uptr a = uptr{1} << 32; a < (uptr{5} << 30); a += kChunk) *memory.Slot(a >> 2) = 3;
     const uptr chunks = (uptr{1} << 30) / kChunk;
@@ -181,7 +227,7 @@ TEST(ShadowAllocator, ManyChunksFewRegionsAndThePeak) {
                                         (uptr{1} << ShadowMemory::kPrimaryBits) * sizeof(void*));
   // A second shadow memory reuses what the first gave back.
   const size_t regions = allocator.region_count();
-  ShadowMemory again(allocator);
+  ShadowMemory again(allocator, ShadowKind::kThread);
   for (uptr a = 0; a < (uptr{1} << 30); a += kChunk) *again.Slot(a >> 2) = 4;
   EXPECT_EQ(allocator.region_count(), regions);
 }
@@ -204,11 +250,11 @@ TEST(EngineUnmap, RemappedMemoryIsNewMemory) {
   EXPECT_EQ(done[1].rms, 3u);  // routine 1: kX, kX again, kY
   EXPECT_EQ(done[1].trms, 3u);
   EXPECT_EQ(done[1].induced_by_threads, 0u);
-  // Left after every thread exited: the global shadow's tables, its chunk of
-  // kY given back by the unmap.
+  // Left after every thread exited: the global shadow's primary table; its
+  // chunk of kY was given back by the unmap, and with it its secondary table.
   const u64 primary_bytes = (uptr{1} << ShadowMemory::kPrimaryBits) * sizeof(void*);
   const u64 secondary_bytes = (uptr{1} << ShadowMemory::kSecondaryBits) * sizeof(void*);
-  EXPECT_EQ(engine.shadow_bytes(), primary_bytes + secondary_bytes);
+  EXPECT_EQ(engine.shadow_bytes(), primary_bytes);
   // At the peak: 3 primary tables, 3 secondary tables, 3 chunks.
   EXPECT_EQ(engine.shadow_peak_bytes(), 3 * (primary_bytes + secondary_bytes + kChunk));
 }

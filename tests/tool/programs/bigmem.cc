@@ -35,15 +35,6 @@ extern "C" NOINLINE long read_cells(const int* base, long count, long stride_int
   return sum;
 }
 
-static int* map_anonymous(size_t bytes, int prot) {
-  void* p = mmap(NULL, bytes, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) {
-    perror("bigmem: mmap");
-    exit(1);
-  }
-  return (int*)p;
-}
-
 int main(int argc, char** argv) {
   if (argc != 4) usage(argv[0], "MIB STRIDE ROUNDS");
   const long mib = arg_long(argc, argv, 1, "MIB");
@@ -56,11 +47,11 @@ int main(int argc, char** argv) {
   const size_t bytes = (size_t)mib << 20;
   const long count = (long)(bytes / stride), stride_ints = stride / (long)sizeof(int);
 
-  int* small = map_anonymous(16 * stride, PROT_READ | PROT_WRITE);
+  int* small = (int*)map_anonymous(16 * stride, PROT_READ | PROT_WRITE);
   if (read_cells(small, 16, stride_ints) != 0) return 1;
   for (long r = 0; r < rounds; r++) {
     if (r > 0) map_anonymous(bytes, PROT_NONE);  // kept: a spacer, never touched
-    int* big = map_anonymous(bytes, PROT_READ | PROT_WRITE);
+    int* big = (int*)map_anonymous(bytes, PROT_READ | PROT_WRITE);
     printf("round %ld at %p\n", r, (void*)big);
     write_cells(big, count, stride_ints);
     if (read_cells(big, count, stride_ints) != count * (count - 1) / 2) {

@@ -14,6 +14,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #define NOINLINE __attribute__((noipa))
 
@@ -40,6 +41,17 @@ static inline long arg_long(int argc, char** argv, int i, const char* what) {
     exit(2);
   }
   return v;
+}
+
+/* A private anonymous mapping (MAP_NORESERVE: only pages touched count), or
+   exit with status 1. */
+static inline void* map_anonymous(size_t bytes, int prot) {
+  void* p = mmap(NULL, bytes, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    perror("mmap");
+    exit(1);
+  }
+  return p;
 }
 
 static inline void usage(const char* prog, const char* text) {
