@@ -135,21 +135,22 @@ class RecordWriter {
   char buffer_[1 << 16];
 };
 
-struct TupleRef {
+struct TupleRow {
   ProfileKey key;
-  const InputSizeTuple* tuple;
+  InputSizeTuple tuple;  // a copy: a metric's tuple may be a merge of two
 };
 
 void WriteTuples(RecordWriter& out, const ThreadRecord& thread, InputMetric metric, const char* tag) {
-  const InputSizeTable& table = thread.profile.table(metric);
-  InternalVector<TupleRef> rows;
-  table.ForEach([&](const ProfileKey& key, const InputSizeTuple& tuple) { rows.push_back({key, &tuple}); });
-  HeapSort(rows.data(), rows.size(), [](const TupleRef& a, const TupleRef& b) {
+  InternalVector<TupleRow> rows;
+  thread.profile.ForEachTuple(metric, [&](const ProfileKey& key, const InputSizeTuple& tuple) {
+    rows.push_back({key, tuple});
+  });
+  HeapSort(rows.data(), rows.size(), [](const TupleRow& a, const TupleRow& b) {
     return a.key.routine != b.key.routine ? a.key.routine < b.key.routine
                                           : a.key.input_size < b.key.input_size;
   });
-  for (const TupleRef& row : rows) {
-    const InputSizeTuple& t = *row.tuple;
+  for (const TupleRow& row : rows) {
+    const InputSizeTuple& t = row.tuple;
     out.Tag(tag).Number(thread.serial).Number(row.key.routine).Number(row.key.input_size);
     out.Number(t.calls).Number(t.min_cost).Number(t.max_cost).Number(t.sum_cost);
     out.Wide(t.sum_cost_squared).Number(t.sum_self_cost);

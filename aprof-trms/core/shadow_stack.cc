@@ -7,11 +7,14 @@ namespace aprof {
 ShadowStack::ShadowStack() { Push(/*routine=*/0, kThreadRootTimestamp, 0); }
 
 void ShadowStack::Push(RoutineId routine, Timestamp ts, u64 cost_now) {
-  Frame frame{};
+  // Filled in place: a frame built aside and copied in made the copy's wide
+  // loads wait for the narrow stores of its fields (a store-forwarding
+  // stall, 3% of the samples on call-heavy sqlite3).
+  frames_.resize(frames_.size() + 1);
+  Frame& frame = frames_.back();
   frame.ts = ts;
   frame.routine = routine;
   frame.entry_cost = cost_now;
-  frames_.push_back(frame);
 }
 
 ActivationResult ShadowStack::Pop(u64 cost_now) {
@@ -45,6 +48,12 @@ Frame& ShadowStack::LatestStartedAtOrBefore(Timestamp ts) {
   const size_t n = frames_.size();
   if (frames_[n - 1].ts <= ts) return frames_[n - 1];
   if (frames_[n - 2].ts <= ts) return frames_[n - 2];  // n >= 2: the root's ts is minimal
+  // Then the previous answer: the first accesses of an activation often
+  // touch a run of cells that one ancestor accessed last (a buffer it
+  // filled). Stack timestamps increase upwards, so the two comparisons are
+  // exact whatever was pushed or popped since.
+  const size_t hint = owner_hint_;
+  if (hint + 2 < n && frames_[hint].ts <= ts && ts < frames_[hint + 1].ts) return frames_[hint];
   // Otherwise the answer is still usually near the top of a deep stack:
   // gallop down from it (steps 1, 2, 4...), then search the last step
   // (log of the distance from the top, not of the depth).
@@ -64,6 +73,7 @@ Frame& ShadowStack::LatestStartedAtOrBefore(Timestamp ts) {
     else
       hi = mid;
   }
+  owner_hint_ = lo;
   return frames_[lo];
 }
 
