@@ -48,12 +48,6 @@ Frame& ShadowStack::LatestStartedAtOrBefore(Timestamp ts) {
   const size_t n = frames_.size();
   if (frames_[n - 1].ts <= ts) return frames_[n - 1];
   if (frames_[n - 2].ts <= ts) return frames_[n - 2];  // n >= 2: the root's ts is minimal
-  // Then the previous answer: the first accesses of an activation often
-  // touch a run of cells that one ancestor accessed last (a buffer it
-  // filled). Stack timestamps increase upwards, so the two comparisons are
-  // exact whatever was pushed or popped since.
-  const size_t hint = owner_hint_;
-  if (hint + 2 < n && frames_[hint].ts <= ts && ts < frames_[hint + 1].ts) return frames_[hint];
   // Otherwise the answer is still usually near the top of a deep stack:
   // gallop down from it (steps 1, 2, 4...), then search the last step
   // (log of the distance from the top, not of the depth).
@@ -73,7 +67,6 @@ Frame& ShadowStack::LatestStartedAtOrBefore(Timestamp ts) {
     else
       hi = mid;
   }
-  owner_hint_ = lo;
   return frames_[lo];
 }
 

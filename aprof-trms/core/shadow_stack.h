@@ -76,9 +76,6 @@ class ShadowStack {
 
  private:
   InternalVector<Frame> frames_;
-  // The index LatestStartedAtOrBefore found last by searching (the top two
-  // frames aside); checked before it is used, so it may be stale.
-  size_t owner_hint_ = 0;
 };
 
 }  // namespace aprof
