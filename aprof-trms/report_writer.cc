@@ -135,23 +135,28 @@ class RecordWriter {
   char buffer_[1 << 16];
 };
 
-struct TupleRef {
+struct TupleRow {
   ProfileKey key;
-  const InputSizeTuple* tuple;
+  InputSizeTuple tuple;  // a copy: a metric's tuple may be a merge of two
 };
 
-// A thread's tuples keyed by routine, or by context (the key's routine
-// field then holds a context id), sorted by key then input size.
-void WriteTuples(RecordWriter& out, const ThreadRecord& thread, const InputSizeTable& table,
-                 const char* tag) {
-  InternalVector<TupleRef> rows;
-  table.ForEach([&](const ProfileKey& key, const InputSizeTuple& tuple) { rows.push_back({key, &tuple}); });
-  HeapSort(rows.data(), rows.size(), [](const TupleRef& a, const TupleRef& b) {
+// What keys a thread's tuples: the routine, or the calling context (the
+// key's routine field then holds a context id).
+enum class TupleKey { kRoutine, kContext };
+
+// A thread's tuples of one metric, sorted by key then input size.
+void WriteTuples(RecordWriter& out, const ThreadRecord& thread, TupleKey keyed_by,
+                 InputMetric metric, const char* tag) {
+  InternalVector<TupleRow> rows;
+  auto add = [&](const ProfileKey& key, const InputSizeTuple& tuple) { rows.push_back({key, tuple}); };
+  if (keyed_by == TupleKey::kContext) thread.profile.context_table(metric).ForEach(add);
+  else thread.profile.ForEachTuple(metric, add);
+  HeapSort(rows.data(), rows.size(), [](const TupleRow& a, const TupleRow& b) {
     return a.key.routine != b.key.routine ? a.key.routine < b.key.routine
                                           : a.key.input_size < b.key.input_size;
   });
-  for (const TupleRef& row : rows) {
-    const InputSizeTuple& t = *row.tuple;
+  for (const TupleRow& row : rows) {
+    const InputSizeTuple& t = row.tuple;
     out.Tag(tag).Number(thread.serial).Number(row.key.routine).Number(row.key.input_size);
     out.Number(t.calls).Number(t.min_cost).Number(t.max_cost).Number(t.sum_cost);
     out.Wide(t.sum_cost_squared).Number(t.sum_self_cost);
@@ -159,15 +164,11 @@ void WriteTuples(RecordWriter& out, const ThreadRecord& thread, const InputSizeT
   }
 }
 
-// The tuples of one metric of every thread, from the profile's table
-// (by routine) or context_table (by context).
-using TableOf = const InputSizeTable& (ThreadProfile::*)(InputMetric) const;
-void WriteEveryThreadsTuples(RecordWriter& out, const Engine& engine, TableOf table_of,
+// The tuples of one metric of every thread.
+void WriteEveryThreadsTuples(RecordWriter& out, const Engine& engine, TupleKey keyed_by,
                              InputMetric metric, const char* tag) {
-  for (size_t i = 0; i < engine.thread_record_count(); ++i) {
-    const ThreadRecord& thread = engine.thread_record(i);
-    WriteTuples(out, thread, (thread.profile.*table_of)(metric), tag);
-  }
+  for (size_t i = 0; i < engine.thread_record_count(); ++i)
+    WriteTuples(out, engine.thread_record(i), keyed_by, metric, tag);
 }
 
 // --- Input sources ---------------------------------------------------------------
@@ -258,10 +259,8 @@ void WriteContexts(RecordWriter& out, const Engine& engine) {
     const ContextNode& node = tree.node(id);
     out.Tag("context").Number(id).Number(node.parent).Number(node.routine).End();
   }
-  WriteEveryThreadsTuples(out, engine, &ThreadProfile::context_table, InputMetric::kTrms,
-                          "context-trms");
-  WriteEveryThreadsTuples(out, engine, &ThreadProfile::context_table, InputMetric::kRms,
-                          "context-rms");
+  WriteEveryThreadsTuples(out, engine, TupleKey::kContext, InputMetric::kTrms, "context-trms");
+  WriteEveryThreadsTuples(out, engine, TupleKey::kContext, InputMetric::kRms, "context-rms");
 }
 
 void MarkRoutinesInContexts(const Engine& engine, InternalVector<bool>& named) {
@@ -349,8 +348,8 @@ void WriteRecords(RecordWriter& out, const ReportContext& c) {
       out.Number(totals[id].self_cost).Number(totals[id].cumulative_cost).End();
     }
   }
-  WriteEveryThreadsTuples(out, engine, &ThreadProfile::table, InputMetric::kTrms, "trms");
-  WriteEveryThreadsTuples(out, engine, &ThreadProfile::table, InputMetric::kRms, "rms");
+  WriteEveryThreadsTuples(out, engine, TupleKey::kRoutine, InputMetric::kTrms, "trms");
+  WriteEveryThreadsTuples(out, engine, TupleKey::kRoutine, InputMetric::kRms, "rms");
   for (size_t i = 0; i < engine.thread_record_count(); ++i)
     WriteCallEdges(out, engine.thread_record(i));
   if (engine.writers()) WriteSources(out, engine);

@@ -17,6 +17,17 @@ void AddToTuple(InputSizeTuple& t, const ActivationResult& a) {
 
 }  // namespace
 
+void MergeTuple(InputSizeTuple& into, const InputSizeTuple& from) {
+  if (from.min_cost < into.min_cost) into.min_cost = from.min_cost;
+  if (from.max_cost > into.max_cost) into.max_cost = from.max_cost;
+  into.calls += from.calls;
+  into.sum_cost += from.sum_cost;
+  into.sum_cost_squared.Add(from.sum_cost_squared);
+  into.sum_self_cost += from.sum_self_cost;
+  into.sum_induced_by_threads += from.sum_induced_by_threads;
+  into.sum_induced_by_kernel += from.sum_induced_by_kernel;
+}
+
 RoutineTotals& ThreadProfile::TotalsOf(RoutineId routine) {
   if (routine >= routines_.size()) routines_.resize(routine + 1);
   return routines_[routine];
@@ -28,8 +39,12 @@ void ThreadProfile::RecordActivation(const ActivationResult& a, bool record, Rou
   RoutineTotals& totals = TotalsOf(a.routine);
   const bool outermost = --totals.pending == 0;
   if (!record) return;
-  AddToTuple(tables_[static_cast<u32>(InputMetric::kTrms)].FindOrInsert({a.routine, a.trms}), a);
-  AddToTuple(tables_[static_cast<u32>(InputMetric::kRms)].FindOrInsert({a.routine, a.rms}), a);
+  if (a.trms == a.rms) {
+    AddToTuple(equal_sizes_.FindOrInsert({a.routine, a.trms}), a);
+  } else {
+    AddToTuple(own_sizes_[static_cast<u32>(InputMetric::kTrms)].FindOrInsert({a.routine, a.trms}), a);
+    AddToTuple(own_sizes_[static_cast<u32>(InputMetric::kRms)].FindOrInsert({a.routine, a.rms}), a);
+  }
 
   ++totals.calls;
   totals.self_cost += a.self_cost;

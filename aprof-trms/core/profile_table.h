@@ -1,7 +1,7 @@
 // Per-thread profile: for each routine and each input size, aggregates of
-// the activations that had that input size; one table per input metric
-// (TRMS and RMS) so both plots come from the same run. Plus per-routine
-// totals and the caller-to-callee edges of the call graph.
+// the activations that had that input size, per input metric (TRMS and RMS)
+// so both plots come from the same run. Plus per-routine totals and the
+// caller-to-callee edges of the call graph.
 #ifndef APROF_CORE_PROFILE_TABLE_H
 #define APROF_CORE_PROFILE_TABLE_H
 
@@ -26,6 +26,10 @@ struct WideSum {
     u128 before = low;
     low += x;
     if (low < before) ++high;
+  }
+  void Add(const WideSum& o) {
+    Add(o.low);
+    high += o.high;
   }
   bool operator==(const WideSum& o) const { return low == o.low && high == o.high; }
 };
@@ -110,9 +114,10 @@ class ThreadProfile {
   void RecordActivation(const ActivationResult& a, bool record = true,
                         RoutineId caller = kNoCaller);
 
-  const InputSizeTable& table(InputMetric metric) const {
-    return tables_[static_cast<u32>(metric)];
-  }
+  // Calls fn(const ProfileKey&, const InputSizeTuple&) for every input size
+  // of every routine under `metric`, in no particular order.
+  template <typename Fn>
+  void ForEachTuple(InputMetric metric, Fn fn) const;
   // Indexed by RoutineId; routines never called in this thread have calls 0.
   const InternalVector<RoutineTotals>& routines() const { return routines_; }
   const CallEdgeTable& edges() const { return edges_; }
@@ -136,12 +141,35 @@ class ThreadProfile {
  private:
   RoutineTotals& TotalsOf(RoutineId routine);
 
-  InputSizeTable tables_[kInputMetricCount];
+  // Nearly every activation has TRMS == RMS (all of them without induced
+  // reads): those go to one table that both metrics share, one lookup per
+  // activation. The others go to a table per metric. A metric's tuple for
+  // (routine, size) is the merge of the shared tuple and its own.
+  InputSizeTable equal_sizes_;
+  InputSizeTable own_sizes_[kInputMetricCount];
   InternalVector<RoutineTotals> routines_;
   SourceCounts sources_;
   CallEdgeTable edges_;
   InputSizeTable context_tables_[kInputMetricCount];
 };
+
+// Adds the activations aggregated in `from` to `into` (neither empty).
+void MergeTuple(InputSizeTuple& into, const InputSizeTuple& from);
+
+template <typename Fn>
+void ThreadProfile::ForEachTuple(InputMetric metric, Fn fn) const {
+  const InputSizeTable& own = own_sizes_[static_cast<u32>(metric)];
+  equal_sizes_.ForEach([&](const ProfileKey& key, const InputSizeTuple& shared) {
+    const InputSizeTuple* extra = own.Find(key);
+    if (!extra) return fn(key, shared);
+    InputSizeTuple merged = shared;
+    MergeTuple(merged, *extra);
+    fn(key, merged);
+  });
+  own.ForEach([&](const ProfileKey& key, const InputSizeTuple& tuple) {
+    if (!equal_sizes_.Find(key)) fn(key, tuple);
+  });
+}
 
 }  // namespace aprof
 

@@ -7,11 +7,14 @@ namespace aprof {
 ShadowStack::ShadowStack() { Push(/*routine=*/0, kThreadRootTimestamp, 0); }
 
 void ShadowStack::Push(RoutineId routine, Timestamp ts, u64 cost_now) {
-  Frame frame{};
+  // Filled in place: a frame built aside and copied in made the copy's wide
+  // loads wait for the narrow stores of its fields (a store-forwarding
+  // stall, 3% of the samples on call-heavy sqlite3).
+  frames_.resize(frames_.size() + 1);
+  Frame& frame = frames_.back();
   frame.ts = ts;
   frame.routine = routine;
   frame.entry_cost = cost_now;
-  frames_.push_back(frame);
 }
 
 ActivationResult ShadowStack::Pop(u64 cost_now) {

@@ -142,8 +142,10 @@ class ContextModel {
           s.sum_induced_by_threads += t.sum_induced_by_threads;
           s.sum_induced_by_kernel += t.sum_induced_by_kernel;
         });
-        EXPECT_EQ(sums.size(), profile.table(metric).size()) << "seed " << seed_;
-        profile.table(metric).ForEach([&](const ProfileKey& key, const InputSizeTuple& want) {
+        size_t routine_tuples = 0;
+        profile.ForEachTuple(metric, [&](const ProfileKey&, const InputSizeTuple&) { ++routine_tuples; });
+        EXPECT_EQ(sums.size(), routine_tuples) << "seed " << seed_;
+        profile.ForEachTuple(metric, [&](const ProfileKey& key, const InputSizeTuple& want) {
           const auto it = sums.find({key.routine, key.input_size});
           ASSERT_NE(it, sums.end()) << "seed " << seed_ << " routine " << key.routine;
           const InputSizeTuple& got = it->second;

@@ -21,8 +21,8 @@ std::vector<std::vector<uint64_t>> ProfileRows(const Engine& engine) {
   for (size_t t = 0; t < engine.thread_record_count(); ++t) {
     const ThreadRecord& record = engine.thread_record(t);
     for (uint32_t m = 0; m < kInputMetricCount; ++m) {
-      record.profile.table(static_cast<InputMetric>(m))
-          .ForEach([&](const ProfileKey& k, const InputSizeTuple& v) {
+      record.profile.ForEachTuple(
+          static_cast<InputMetric>(m), [&](const ProfileKey& k, const InputSizeTuple& v) {
             rows.push_back({record.serial, m, k.routine, k.input_size, v.calls, v.min_cost,
                             v.max_cost, v.sum_cost, static_cast<uint64_t>(v.sum_cost_squared.low),
                             static_cast<uint64_t>(v.sum_cost_squared.low >> 64),
