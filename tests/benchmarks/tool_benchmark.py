@@ -1208,7 +1208,9 @@ def combine_saved_runs(paths: List[str]):
             cases[label], runs[label] = more_cases[label], more_runs[label]
     if not runs:
         raise CombineError("no finished workload in %s" % ", ".join(paths))
-    return settings, cases, runs, interrupted
+    order = [w.name for w in WORKLOADS]  # the tables list workloads as a single run does
+    labels = sorted(runs, key=lambda label: (order.index(cases[label].workload.name), label))
+    return settings, cases, {label: runs[label] for label in labels}, interrupted
 
 
 def print_combined(args) -> int:
