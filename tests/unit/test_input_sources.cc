@@ -33,24 +33,12 @@ SourceCount FromSyscall(uint32_t thread, RoutineId consumer, uint32_t syscall) {
   return {thread, consumer, true, 0, syscall};
 }
 
-// A random trace of min_events to 2 * min_events events and a random
-// resolution shift, reproducible from the seed.
-Trace TraceForSeed(uint64_t seed, int min_events, unsigned* shift) {
-  std::mt19937_64 rng(seed);
-  TraceShape shape;
-  shape.events = min_events + static_cast<int>(rng() % min_events);
-  Trace trace = RandomTrace(rng, shape);
-  *shift = static_cast<unsigned>(rng() % 5);
-  return trace;
-}
-
 TEST(InputSources, EngineMatchesNaiveAlgorithm) {
   uint64_t counted = 0;
-  for (int i = 0; i < 300; ++i) {
-    const uint64_t seed = 4242 + i;
-    unsigned shift;
-    const Trace trace = TraceForSeed(seed, 300, &shift);
-
+  ForEachRandomTrace(4242, 300, 300, 300, [&](const SeededTrace& t) {
+    const uint64_t seed = t.seed;
+    const Trace& trace = t.trace;
+    const unsigned shift = t.resolution_shift;
     Engine with(WithSources(shift));
     EngineOptions plain_options;
     plain_options.resolution_shift = shift;
@@ -66,16 +54,16 @@ TEST(InputSources, EngineMatchesNaiveAlgorithm) {
         << "seed " << seed << "\nengine:\n" << ToString(engine_sources) << "oracle:\n"
         << ToString(oracle.sources());
     for (const auto& [key, reads] : engine_sources) counted += reads;
-  }
+  });
   EXPECT_GT(counted, 5000u);  // the traces do exercise induced reads
 }
 
 TEST(InputSources, RenumberingChangesNoSource) {
   uint64_t renumberings = 0;
-  for (int i = 0; i < 150; ++i) {
-    const uint64_t seed = 99 + i;
-    unsigned shift;
-    const Trace trace = TraceForSeed(seed, 300, &shift);
+  ForEachRandomTrace(99, 150, 300, 300, [&](const SeededTrace& t) {
+    const uint64_t seed = t.seed;
+    const Trace& trace = t.trace;
+    const unsigned shift = t.resolution_shift;
     EngineOptions often = WithSources(shift);
     often.overflow_threshold = 64;
     Engine renumbered(often);
@@ -84,7 +72,7 @@ TEST(InputSources, RenumberingChangesNoSource) {
     const SourceCounts expected = SourcesOf(trace, WithSources(shift));
     ASSERT_FALSE(expected.empty()) << "seed " << seed;
     ASSERT_EQ(EngineSources(renumbered), expected) << "seed " << seed;
-  }
+  });
   EXPECT_GT(renumberings, 150u);
 }
 
