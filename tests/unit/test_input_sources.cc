@@ -36,22 +36,19 @@ SourceCount FromSyscall(uint32_t thread, RoutineId consumer, uint32_t syscall) {
 TEST(InputSources, EngineMatchesNaiveAlgorithm) {
   uint64_t counted = 0;
   ForEachRandomTrace(4242, 300, 300, 300, [&](const SeededTrace& t) {
-    const uint64_t seed = t.seed;
-    const Trace& trace = t.trace;
-    const unsigned shift = t.resolution_shift;
-    Engine with(WithSources(shift));
+    Engine with(WithSources(t.resolution_shift));
     EngineOptions plain_options;
-    plain_options.resolution_shift = shift;
+    plain_options.resolution_shift = t.resolution_shift;
     Engine plain(plain_options);
-    const auto activations = RunEngine(with, trace);
+    const auto activations = RunEngine(with, t.trace);
     // Tracking sources changes no input size.
-    ASSERT_EQ(activations, RunEngine(plain, trace)) << "seed " << seed;
+    ASSERT_EQ(activations, RunEngine(plain, t.trace)) << "seed " << t.seed;
 
-    NaiveOracle oracle(shift);
-    oracle.Run(trace);
+    NaiveOracle oracle(t.resolution_shift);
+    oracle.Run(t.trace);
     const SourceCounts engine_sources = EngineSources(with);
     ASSERT_EQ(engine_sources, oracle.sources())
-        << "seed " << seed << "\nengine:\n" << ToString(engine_sources) << "oracle:\n"
+        << "seed " << t.seed << "\nengine:\n" << ToString(engine_sources) << "oracle:\n"
         << ToString(oracle.sources());
     for (const auto& [key, reads] : engine_sources) counted += reads;
   });
@@ -61,17 +58,14 @@ TEST(InputSources, EngineMatchesNaiveAlgorithm) {
 TEST(InputSources, RenumberingChangesNoSource) {
   uint64_t renumberings = 0;
   ForEachRandomTrace(99, 150, 300, 300, [&](const SeededTrace& t) {
-    const uint64_t seed = t.seed;
-    const Trace& trace = t.trace;
-    const unsigned shift = t.resolution_shift;
-    EngineOptions often = WithSources(shift);
+    EngineOptions often = WithSources(t.resolution_shift);
     often.overflow_threshold = 64;
     Engine renumbered(often);
-    RunEngine(renumbered, trace);
+    RunEngine(renumbered, t.trace);
     renumberings += renumbered.statistics().renumberings;
-    const SourceCounts expected = SourcesOf(trace, WithSources(shift));
-    ASSERT_FALSE(expected.empty()) << "seed " << seed;
-    ASSERT_EQ(EngineSources(renumbered), expected) << "seed " << seed;
+    const SourceCounts expected = SourcesOf(t.trace, WithSources(t.resolution_shift));
+    ASSERT_FALSE(expected.empty()) << "seed " << t.seed;
+    ASSERT_EQ(EngineSources(renumbered), expected) << "seed " << t.seed;
   });
   EXPECT_GT(renumberings, 150u);
 }
