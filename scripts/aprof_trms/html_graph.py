@@ -59,24 +59,6 @@ def _point(t: float, y0: float, y1: float) -> Tuple[float, float]:
     return (sum(w * x for w, x in zip(weights, xs)), sum(w * y for w, y in zip(weights, ys)))
 
 
-def _label_spots(graph: producers.Graph, y_p, y_c) -> List:
-    """Per edge, where its reads label goes, or None when every spot along
-    the curve would overlap a heavier edge's label or a node's."""
-    placed: List[Tuple[float, float]] = []
-    spots = []
-    w, h = EDGE_LABEL
-    for p, c, _ in graph.edges:
-        spot = None
-        for t in (0.5, 0.38, 0.62, 0.27, 0.73):
-            x, y = _point(t, y_p[p], y_c[c])
-            if all(abs(x - px) >= w or abs(y - py) >= h for px, py in placed):
-                spot = (x, y)
-                placed.append(spot)
-                break
-        spots.append(spot)
-    return spots
-
-
 def graph_svg(graph: producers.Graph) -> str:
     """The graph (with at least one edge) as an SVG element."""
     height = TOP + BOTTOM + ROW * max(len(graph.producers), len(graph.consumers))
@@ -88,7 +70,8 @@ def graph_svg(graph: producers.Graph) -> str:
            f'aria-label="producer-to-consumer graph">',
            f'<text class="column" x="{PRODUCER_X - 10}" y="16" text-anchor="end">producers</text>',
            f'<text class="column" x="{CONSUMER_X + 10}" y="16">consumers</text>']
-    for (p, c, reads), spot in zip(graph.edges, _label_spots(graph, y_p, y_c)):
+    spots = producers.label_spots(graph.edges, lambda p, c, t: _point(t, y_p[p], y_c[c]), EDGE_LABEL)
+    for (p, c, reads), spot in zip(graph.edges, spots):
         y0, y1 = y_p[p], y_c[c]
         # Points to pixels: the PNG's widths at the page's 96 dpi.
         width = producers.edge_width(reads, heaviest) * 4 / 3

@@ -28,14 +28,16 @@ write them in code, so:
                            arguments, the defaulted allocator of
                            std::vector<int>, match anything); whitespace does
                            not count ("vector<int,std::allocator<int>>")
-    short_name(name, w)    a name that fits in about w characters
+    short_name(name, w)    a name that fits in about w characters (the
+                           end of a C++ name, the start of 0x<address>@<object>)
     plain_name(name)       the qualified name with template arguments and
                            parameters reduced to <…> and (…), without the
                            return type: `--short-names` of the commands
     file_stem(name)        a file-name-safe stem
 
 Names that are not C++ (C functions, 0x<address>@<object> of routines
-without a symbol) pass through unchanged.
+without a symbol) pass through unchanged, except that short_name shortens
+them too.
 """
 import re
 from typing import List, Optional, Tuple
@@ -46,6 +48,7 @@ __all__ = ["qualified_name", "names_routine", "short_name", "plain_name", "strip
 _OPERATOR = re.compile(r"operator\s*(<=>|<<=|>>=|<<|>>|<=|>=|->\*|->|<|>|\(\)|\[\])")
 _CLONE_SUFFIX = re.compile(r"(\s*\[clone [^\]]*\])+$")
 _SYMBOL_VERSION = re.compile(r"@@?[A-Z_][\w.]*$")   # __libc_start_main@@GLIBC_2.34
+_ADDRESS_NAME = re.compile(r"0x[0-9a-fA-F]+@")     # 0x10a0@vgpreload_core-amd64-linux.so
 _OPEN, _CLOSE = "<({[", ">)}]"
 
 
@@ -213,9 +216,13 @@ def plain_name(name: str) -> str:
 def short_name(name: str, width: int = 48) -> str:
     """A demangled name that fits in about `width` characters: template
     arguments, then parameters, become '…'; what is still too long keeps its
-    end (the routine's own name) after a leading '…'."""
+    end (the routine's own name) after a leading '…'. The name of a routine
+    without a symbol, 0x<address>@<object>, keeps its start instead: the
+    address is what tells two such routines apart."""
     if len(name) <= width:
         return name
+    if _ADDRESS_NAME.match(name):
+        return name[:width - 1] + "…"
     s = _collapse_templates(name)
     if len(s) > width:
         group = _last_param_group(s)

@@ -28,13 +28,13 @@ The selection options are those of the other commands (select.py: -r NAME,
 """
 import dataclasses
 import math
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import names
 from . import report as aprof_report
 
 __all__ = ["Producer", "SourceCounts", "Graph", "add_report", "top_producers", "top_consumers",
-           "chosen_consumers", "graph_of", "graph_edges", "main"]
+           "chosen_consumers", "graph_of", "graph_edges", "label_spots", "main"]
 
 RoutineKey = Tuple[str, str]  # (object path, mangled name), as in profile.py
 
@@ -185,10 +185,36 @@ def edge_width(reads: int, heaviest: int) -> float:
     return 0.5 + 5 * math.log1p(reads) / math.log1p(heaviest)
 
 
+LABEL_SPOTS = (0.5, 0.38, 0.62, 0.27, 0.73)  # where along an edge its reads label may go
+
+
+def label_spots(edges: Sequence[Tuple[Node, Node, int]],
+                point_at: Callable[[Node, Node, float], Tuple[float, float]],
+                room: Tuple[float, float]) -> List[Optional[Tuple[float, float]]]:
+    """Per edge (heaviest first), where its reads label goes: the first spot
+    of LABEL_SPOTS along the edge (point_at(producer, consumer, t) -> (x, y))
+    whose label, `room` = (width, height) around it, overlaps none placed
+    before; None when every spot would (the heavier edges keep theirs)."""
+    placed: List[Tuple[float, float]] = []
+    spots: List[Optional[Tuple[float, float]]] = []
+    w, h = room
+    for p, c, _ in edges:
+        spot = None
+        for t in LABEL_SPOTS:
+            x, y = point_at(p, c, t)
+            if all(abs(x - px) >= w or abs(y - py) >= h for px, py in placed):
+                spot = (x, y)
+                placed.append(spot)
+                break
+        spots.append(spot)
+    return spots
+
+
 def draw_graph(rep: aprof_report.Report, path: str, fmt: str, limit: int,
                size: Tuple[int, int], dpi: int) -> None:
     """Producers on the left, consumers on the right, one colour per thread
-    (grey: system calls); an edge's width grows with log(reads)."""
+    (grey: system calls); an edge's width grows with log(reads), its reads
+    are written on it where the label has room (label_spots)."""
     from . import plotting
     plt = plotting.pyplot()
     graph = graph_of(rep, limit)
@@ -206,11 +232,19 @@ def draw_graph(rep: aprof_report.Report, path: str, fmt: str, limit: int,
     ax.set_ylim(0, 1)
     ax.axis("off")
     heaviest = graph.edges[0][2]
-    for p, c, reads in graph.edges:
-        ax.plot([0.33, 0.67], [y_p[p], y_c[c]], color=graph.colour(p), alpha=0.55,
+    x0, x1 = 0.33, 0.67   # where the edges start and end (axes fraction)
+
+    def point_at(p: Node, c: Node, t: float) -> Tuple[float, float]:
+        return x0 + (x1 - x0) * t, y_p[p] + (y_c[c] - y_p[p]) * t
+
+    # A 7-point label such as "1,048,576": about 50 x 13 pixels, in axes fractions.
+    room = (50 / size[0], 13 / (size[1] * 0.93))
+    for (p, c, reads), spot in zip(graph.edges, label_spots(graph.edges, point_at, room)):
+        ax.plot([x0, x1], [y_p[p], y_c[c]], color=graph.colour(p), alpha=0.55,
                 linewidth=edge_width(reads, heaviest), solid_capstyle="round")
-        ax.text(0.5, (y_p[p] + y_c[c]) / 2, f"{reads:,}", fontsize=7, ha="center", va="center",
-                color="0.2", bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.7))
+        if spot:
+            ax.text(spot[0], spot[1], f"{reads:,}", fontsize=7, ha="center", va="center", color="0.2",
+                    bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.7))
     for node, y in y_p.items():
         ax.text(0.32, y, node_label(node), ha="right", va="center", fontsize=8,
                 color=graph.colour(node))

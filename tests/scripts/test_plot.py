@@ -215,6 +215,10 @@ def test_short_names():
     assert short == "std::vector<…>::_M_realloc_insert<…>(…)"
     assert len(aprof_plotting.short_name("ns::" + "x" * 200 + "::leaf(int)", 40)) == 40
     assert aprof_plotting.short_name("ns::" + "x" * 200 + "::leaf(int)", 40).endswith("::leaf(…)")
+    # A routine without a symbol keeps its address, which tells it apart.
+    assert aprof_plotting.short_name("0x10a0@vgpreload_core-amd64-linux.so", 32) == \
+        "0x10a0@vgpreload_core-amd64-lin…"
+    assert aprof_plotting.short_name("0x1ab70@ld-linux-x86-64.so.2", 32) == "0x1ab70@ld-linux-x86-64.so.2"
     assert aprof_plotting.strip_params("ns::f(int, char) const") == "ns::f"
     assert aprof_plotting.file_stem(LONG_CXX) == "std_vector__M_realloc_insert"
     assert aprof_plotting.file_stem("(anonymous namespace)::f(int)") == "anonymous_namespace_f"

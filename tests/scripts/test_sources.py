@@ -106,6 +106,27 @@ def test_producers_command_and_graph(tmp_path, capsys):
     assert edges[0] == (("thread", 1, "produce_data"), ("thread", 2, "consume_data"), 200)
 
 
+def test_reads_labels_of_crowded_edges_never_overlap():
+    """Twelve edges fanning out of one producer meet at their middles: the
+    heaviest gets its label there, the others where they have room, and
+    those without room none (label_spots, for the PNG and the HTML graph)."""
+    producer = ("kernel", 0, "read")
+    edges = [(producer, ("thread", 1, f"r{i}"), 100 - i) for i in range(12)]
+    y = {consumer: i / 11 for i, (_, consumer, _) in enumerate(edges)}
+    room = (0.3, 0.15)
+
+    def point_at(p, c, t):  # straight lines from (0, 0.5) to (1, y)
+        return t, 0.5 + (y[c] - 0.5) * t
+
+    spots = sources.label_spots(edges, point_at, room)
+    assert spots[0] == point_at(*edges[0][:2], 0.5)
+    placed = [s for s in spots if s]
+    assert 1 < len(placed) < len(edges)
+    for i, (x0, y0) in enumerate(placed):
+        for x1, y1 in placed[i + 1:]:
+            assert abs(x0 - x1) >= room[0] or abs(y0 - y1) >= room[1], (x0, y0, x1, y1)
+
+
 def test_producers_command_refuses_reports_without_sources(tmp_path):
     from aprof_trms import cli
     p = tmp_path / "aprof-trms.out.1"

@@ -7,8 +7,9 @@ Environment (exported by `make check`, see tests/tool/Makefile.inc):
                        (BUILDDIR/tests/tool/programs)
   VALGRIND             the valgrind launcher (for callgrind and --version)
 
-Every run gets a fresh directory, which is both its working directory and
-its output directory (--aprof-out-file=DIR/aprof.%p). After the run the
+Every run gets a fresh directory, which is its output directory
+(--aprof-out-file=DIR/aprof.%p) and, unless Spec.cwd names another, its
+working directory. After the run the
 helpers check the exit status, that the directory holds nothing but the
 expected number of reports (a temporary file left behind is an error), that
 every report parses (scripts/aprof_trms/report.py) and passes
@@ -107,6 +108,11 @@ class Spec:
     stdin: Optional[bytes] = None
     keep_stdout: bool = True
     launcher: Optional[str] = None     # default: vg_in_place() (aprof-trms)
+    # Working directory of the run; default: its own output directory. The
+    # client's environment holds its name (PWD, set by the launcher script),
+    # and the environment is input to the program: runs whose profiles must
+    # be equal need the same one.
+    cwd: Optional[Path] = None
 
 
 def _start(base: Path, spec: Spec):
@@ -120,7 +126,7 @@ def _start(base: Path, spec: Spec):
     env.pop("VALGRIND_OPTS", None)
     if spec.env:
         env.update(spec.env)
-    proc = subprocess.Popen(argv, cwd=d, env=env,
+    proc = subprocess.Popen(argv, cwd=spec.cwd or d, env=env,
                             stdin=subprocess.PIPE if spec.stdin is not None else subprocess.DEVNULL,
                             stdout=subprocess.PIPE if spec.keep_stdout else subprocess.DEVNULL,
                             stderr=subprocess.PIPE, start_new_session=True)

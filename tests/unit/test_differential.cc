@@ -30,23 +30,19 @@ void ExpectSameActivations(const std::vector<ObservedActivation>& engine,
 }
 
 constexpr int kTracesPerResolution = 1000;
-
-// A random trace of 200 to 600 events, reproducible from its seed.
-Trace TraceForSeed(uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  TraceShape shape;
-  shape.events = 200 + static_cast<int>(rng() % 400);
-  return RandomTrace(rng, shape);
-}
+// Random traces of 200 to 599 events; each test runs them at the resolution
+// of its parameter (the shift drawn with a trace is not used).
+constexpr int kMinEvents = 200, kEventSpread = 400;
 
 class Differential : public ::testing::TestWithParam<unsigned> {};
 
 TEST_P(Differential, EngineMatchesNaiveAlgorithm) {
   const unsigned shift = GetParam();
   uint64_t activations = 0, induced_thread = 0, induced_kernel = 0, trms_above_rms = 0;
-  for (int i = 0; i < kTracesPerResolution; ++i) {
-    const uint64_t seed = 1000003ULL * shift + i;
-    const Trace trace = TraceForSeed(seed);
+  ForEachRandomTrace(1000003ULL * shift, kTracesPerResolution, kMinEvents, kEventSpread,
+                     [&](const SeededTrace& t) {
+    const uint64_t seed = t.seed;
+    const Trace& trace = t.trace;
 
     EngineOptions options;
     options.resolution_shift = shift;
@@ -64,7 +60,7 @@ TEST_P(Differential, EngineMatchesNaiveAlgorithm) {
       trms_above_rms += a.trms > a.rms;
       ASSERT_GE(a.trms, a.rms) << "inequality 1, seed " << seed;
     }
-  }
+  });
   // The traces must exercise what they are meant to test.
   EXPECT_GT(activations, 30u * kTracesPerResolution);
   EXPECT_GT(induced_thread, 10u * kTracesPerResolution);
@@ -76,9 +72,10 @@ TEST_P(Differential, EngineMatchesNaiveAlgorithm) {
 // RMS, and both equal the naive algorithm's RMS.
 TEST_P(Differential, RmsOnlyEngineMatchesNaiveRms) {
   const unsigned shift = GetParam();
-  for (int i = 0; i < kTracesPerResolution / 4; ++i) {
-    const uint64_t seed = 7000003ULL * shift + i;
-    const Trace trace = TraceForSeed(seed);
+  ForEachRandomTrace(7000003ULL * shift, kTracesPerResolution / 4, kMinEvents, kEventSpread,
+                     [&](const SeededTrace& t) {
+    const uint64_t seed = t.seed;
+    const Trace& trace = t.trace;
 
     EngineOptions options;
     options.resolution_shift = shift;
@@ -90,7 +87,7 @@ TEST_P(Differential, RmsOnlyEngineMatchesNaiveRms) {
       a.induced_by_threads = a.induced_by_kernel = 0;
     }
     ExpectSameActivations(RunEngine(engine, trace), expected, trace, seed);
-  }
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(AllResolutions, Differential, ::testing::Values(0u, 1u, 2u, 3u, 4u),

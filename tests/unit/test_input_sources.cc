@@ -33,58 +33,40 @@ SourceCount FromSyscall(uint32_t thread, RoutineId consumer, uint32_t syscall) {
   return {thread, consumer, true, 0, syscall};
 }
 
-// A random trace of min_events to 2 * min_events events and a random
-// resolution shift, reproducible from the seed.
-Trace TraceForSeed(uint64_t seed, int min_events, unsigned* shift) {
-  std::mt19937_64 rng(seed);
-  TraceShape shape;
-  shape.events = min_events + static_cast<int>(rng() % min_events);
-  Trace trace = RandomTrace(rng, shape);
-  *shift = static_cast<unsigned>(rng() % 5);
-  return trace;
-}
-
 TEST(InputSources, EngineMatchesNaiveAlgorithm) {
   uint64_t counted = 0;
-  for (int i = 0; i < 300; ++i) {
-    const uint64_t seed = 4242 + i;
-    unsigned shift;
-    const Trace trace = TraceForSeed(seed, 300, &shift);
-
-    Engine with(WithSources(shift));
+  ForEachRandomTrace(4242, 300, 300, 300, [&](const SeededTrace& t) {
+    Engine with(WithSources(t.resolution_shift));
     EngineOptions plain_options;
-    plain_options.resolution_shift = shift;
+    plain_options.resolution_shift = t.resolution_shift;
     Engine plain(plain_options);
-    const auto activations = RunEngine(with, trace);
+    const auto activations = RunEngine(with, t.trace);
     // Tracking sources changes no input size.
-    ASSERT_EQ(activations, RunEngine(plain, trace)) << "seed " << seed;
+    ASSERT_EQ(activations, RunEngine(plain, t.trace)) << "seed " << t.seed;
 
-    NaiveOracle oracle(shift);
-    oracle.Run(trace);
+    NaiveOracle oracle(t.resolution_shift);
+    oracle.Run(t.trace);
     const SourceCounts engine_sources = EngineSources(with);
     ASSERT_EQ(engine_sources, oracle.sources())
-        << "seed " << seed << "\nengine:\n" << ToString(engine_sources) << "oracle:\n"
+        << "seed " << t.seed << "\nengine:\n" << ToString(engine_sources) << "oracle:\n"
         << ToString(oracle.sources());
     for (const auto& [key, reads] : engine_sources) counted += reads;
-  }
+  });
   EXPECT_GT(counted, 5000u);  // the traces do exercise induced reads
 }
 
 TEST(InputSources, RenumberingChangesNoSource) {
   uint64_t renumberings = 0;
-  for (int i = 0; i < 150; ++i) {
-    const uint64_t seed = 99 + i;
-    unsigned shift;
-    const Trace trace = TraceForSeed(seed, 300, &shift);
-    EngineOptions often = WithSources(shift);
+  ForEachRandomTrace(99, 150, 300, 300, [&](const SeededTrace& t) {
+    EngineOptions often = WithSources(t.resolution_shift);
     often.overflow_threshold = 64;
     Engine renumbered(often);
-    RunEngine(renumbered, trace);
+    RunEngine(renumbered, t.trace);
     renumberings += renumbered.statistics().renumberings;
-    const SourceCounts expected = SourcesOf(trace, WithSources(shift));
-    ASSERT_FALSE(expected.empty()) << "seed " << seed;
-    ASSERT_EQ(EngineSources(renumbered), expected) << "seed " << seed;
-  }
+    const SourceCounts expected = SourcesOf(t.trace, WithSources(t.resolution_shift));
+    ASSERT_FALSE(expected.empty()) << "seed " << t.seed;
+    ASSERT_EQ(EngineSources(renumbered), expected) << "seed " << t.seed;
+  });
   EXPECT_GT(renumberings, 150u);
 }
 

@@ -95,14 +95,11 @@ constexpr int kTraces = 1000;
 
 TEST(ProfileTables, EqualNaiveAggregatesOfActivations) {
   uint64_t only_equal = 0, only_unequal = 0, merged = 0;
-  for (int i = 0; i < kTraces; ++i) {
-    const uint64_t seed = 4242 + i;
-    std::mt19937_64 rng(seed);
-    TraceShape shape;
-    shape.events = 200 + static_cast<int>(rng() % 400);
-    const Trace trace = RandomTrace(rng, shape);
+  ForEachRandomTrace(4242, kTraces, 200, 400, [&](const SeededTrace& t) {
+    const uint64_t seed = t.seed;
+    const Trace& trace = t.trace;
     EngineOptions options;
-    options.resolution_shift = static_cast<unsigned>(rng() % 5);
+    options.resolution_shift = t.resolution_shift;
 
     Engine engine(options);
     RunEngine(engine, trace);
@@ -125,7 +122,7 @@ TEST(ProfileTables, EqualNaiveAggregatesOfActivations) {
       else
         ++merged;
     }
-  }
+  });
   // The traces must reach every way a tuple is stored.
   EXPECT_GT(only_equal, 10u * kTraces);
   EXPECT_GT(only_unequal, 1u * kTraces);

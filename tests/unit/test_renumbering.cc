@@ -43,13 +43,10 @@ constexpr int kTraces = 2000;
 
 TEST(Renumbering, TinyThresholdGivesIdenticalProfiles) {
   uint64_t total_events = 0, total_renumberings = 0;
-  for (int i = 0; i < kTraces; ++i) {
-    const uint64_t seed = 7777 + i;
-    std::mt19937_64 rng(seed);
-    TraceShape shape;
-    shape.events = 300 + static_cast<int>(rng() % 300);
-    const Trace trace = RandomTrace(rng, shape);
-    const unsigned shift = static_cast<unsigned>(rng() % 5);
+  ForEachRandomTrace(7777, kTraces, 300, 300, [&](const SeededTrace& t) {
+    const uint64_t seed = t.seed;
+    const Trace& trace = t.trace;
+    const unsigned shift = t.resolution_shift;
 
     EngineOptions never;
     never.resolution_shift = shift;
@@ -68,7 +65,7 @@ TEST(Renumbering, TinyThresholdGivesIdenticalProfiles) {
 
     total_events += trace.size();
     total_renumberings += renumbered.statistics().renumberings;
-  }
+  });
   // "Every few dozen events" at most.
   ASSERT_GT(total_renumberings, 0u);
   EXPECT_LT(total_events / total_renumberings, 30u);

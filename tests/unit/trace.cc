@@ -2,6 +2,7 @@
 
 #include <sstream>
 #include <tuple>
+#include <utility>
 
 namespace aprof::testing {
 
@@ -187,6 +188,15 @@ Trace RandomTrace(std::mt19937_64& rng, const TraceShape& shape) {
     }
   }
   return trace;
+}
+
+SeededTrace TraceForSeed(uint64_t seed, int min_events, int event_spread) {
+  std::mt19937_64 rng(seed);
+  TraceShape shape;
+  shape.events = min_events + static_cast<int>(rng() % static_cast<uint64_t>(event_spread));
+  Trace trace = RandomTrace(rng, shape);
+  const auto shift = static_cast<unsigned>(rng() % 5);
+  return {seed, std::move(trace), shift};
 }
 
 }  // namespace aprof::testing

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "core/engine.h"
 
 namespace aprof::testing {
@@ -104,6 +106,30 @@ struct TraceShape {
 // thread exits and restarts of the same host id. Hot ranges include a chunk
 // boundary and the top of the address space.
 Trace RandomTrace(std::mt19937_64& rng, const TraceShape& shape);
+
+// A random trace (default shape) of min_events to min_events +
+// event_spread - 1 events and a resolution shift of 0 to 4, both drawn from
+// std::mt19937_64(seed): reproducible from the seed alone, which is what a
+// failure message needs to say.
+struct SeededTrace {
+  uint64_t seed;
+  Trace trace;
+  unsigned resolution_shift;
+};
+SeededTrace TraceForSeed(uint64_t seed, int min_events, int event_spread);
+
+// check(const SeededTrace&) on the traces of seeds first_seed to
+// first_seed + count - 1, in order. An ASSERT_ in `check` returns from
+// `check` only: the loop stops at the first fatal failure instead, as the
+// test's own loop would.
+template <typename Check>
+void ForEachRandomTrace(uint64_t first_seed, int count, int min_events, int event_spread,
+                        Check check) {
+  for (int i = 0; i < count; ++i) {
+    check(TraceForSeed(first_seed + i, min_events, event_spread));
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
 
 }  // namespace aprof::testing
 
