@@ -211,7 +211,7 @@ void Engine::ReadCell(LiveThread& thread, uptr cell, Timestamp* own) {
       ++top.induced_by_threads;
     if (writer_tags_) CountSource(thread, cell);
   }
-  if (last_access >= thread.stack.top_start()) return;  // already accessed by this activation
+  if (last_access >= top.ts) return;  // already accessed by this activation
 
   // First access by the top activation. The activation that last accessed
   // the cell (and its ancestors) had counted it already: move that count

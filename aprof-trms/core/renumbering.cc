@@ -73,7 +73,7 @@ void Engine::Renumber() {
   InternalVector<Timestamp> pending;
   for (LiveThread* thread : live_) {
     if (!thread) continue;
-    for (size_t i = 1; i <= thread->stack.depth(); ++i) pending.push_back(thread->stack.start(i));
+    for (size_t i = 1; i <= thread->stack.depth(); ++i) pending.push_back(thread->stack.at(i).ts);
   }
   HeapSort(pending.data(), pending.size(), [](Timestamp a, Timestamp b) { return a < b; });
   const Renumbering renumbering(pending);
@@ -101,8 +101,10 @@ void Engine::Renumber() {
   });
   for (LiveThread* thread : live_) {
     if (!thread) continue;
-    for (size_t i = 1; i <= thread->stack.depth(); ++i)
-      thread->stack.set_start(i, renumbering.ActivationTimestamp(thread->stack.start(i)));
+    for (size_t i = 1; i <= thread->stack.depth(); ++i) {
+      Frame& frame = thread->stack.at(i);
+      frame.ts = renumbering.ActivationTimestamp(frame.ts);
+    }
   }
 
   count_ = renumbering.NewCounter();

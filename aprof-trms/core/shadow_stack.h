@@ -29,8 +29,8 @@ struct Frame {
   u64 induced_by_kernel;
   u64 entry_cost;
   u64 children_cost;
+  Timestamp ts;
   RoutineId routine;
-  // The start timestamp is kept apart, in ShadowStack::starts_.
 };
 
 // What a completed activation measured.
@@ -65,10 +65,6 @@ class ShadowStack {
   Frame& top() { return frames_.back(); }
   Frame& at(size_t i) { return frames_[i]; }
   const Frame& at(size_t i) const { return frames_[i]; }
-  // The timestamp at which the activation of frame i started.
-  Timestamp start(size_t i) const { return starts_[i]; }
-  Timestamp top_start() const { return starts_.back(); }
-  void set_start(size_t i, Timestamp ts) { starts_[i] = ts; }
 
   // Inline, as Pop: each runs once per activation, a few dozen block
   // entries apart on call-heavy programs (sqlite3).
@@ -84,8 +80,8 @@ class ShadowStack {
     frame.induced_by_kernel = 0;
     frame.entry_cost = cost_now;
     frame.children_cost = 0;
+    frame.ts = ts;
     frame.routine = routine;
-    starts_.push_back(ts);
   }
 
   // Completes the top activation (depth() > 0), folds its partial values into
@@ -93,24 +89,19 @@ class ShadowStack {
   ActivationResult Pop(u64 cost_now);
 
   // The most recent frame whose timestamp is <= ts, for a ts below the
-  // top's (ts >= the root's, ts < top_start()): the activation that was on
-  // top when a cell with timestamp ts was last accessed, for a first access
-  // of the top activation. Stack timestamps increase upwards.
+  // top's (ts >= the root's, ts < top().ts): the activation that was on top
+  // when a cell with timestamp ts was last accessed, for a first access of
+  // the top activation. Stack timestamps increase upwards.
   Frame& LatestStartedBefore(Timestamp ts);
 
  private:
   InternalVector<Frame> frames_;
-  // starts_[i]: frame i's start timestamp. Apart from the 64-byte frames so
-  // that the owner search reads sixteen of them per cache line (deep stacks
-  // such as mariadb's), and the parent's next to the top's.
-  InternalVector<Timestamp> starts_;
 };
 
 inline ActivationResult ShadowStack::Pop(u64 cost_now) {
   APROF_CHECK(depth() > 0);
   // Read in place: the vector keeps the popped element's storage.
   frames_.pop_back();
-  starts_.pop_back();
   const Frame& done = *frames_.end();
   Frame& parent = frames_.back();
 
