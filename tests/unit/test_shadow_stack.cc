@@ -18,7 +18,7 @@ namespace {
 // activation to a cell last accessed at ts.
 size_t OwnerByScan(const ShadowStack& stack, Timestamp ts) {
   size_t i = stack.depth();
-  while (stack.start(i) > ts) --i;
+  while (stack.at(i).ts > ts) --i;
   return i;
 }
 
@@ -40,7 +40,7 @@ TEST(ShadowStack, OwnerSearchMatchesLinearScan) {
   uint64_t searches = 0, below_parent = 0;
   for (size_t depth = 1; depth <= 400; ++depth) {
     PushTo(stack, depth, rng, now);
-    for (Timestamp ts = kThreadRootTimestamp; ts < stack.top_start(); ++ts) {
+    for (Timestamp ts = kThreadRootTimestamp; ts < stack.top().ts; ++ts) {
       const size_t expected = OwnerByScan(stack, ts);
       ASSERT_EQ(&stack.LatestStartedBefore(ts), &stack.at(expected))
           << "depth " << depth << ", ts " << ts << ", expected frame " << expected;
@@ -63,11 +63,11 @@ TEST(ShadowStack, OwnerSearchAfterPopsAndRenumbering) {
     const size_t keep = rng() % (stack.depth() + 1);
     while (stack.depth() > keep) stack.Pop(/*cost_now=*/0);
     if (round % 10 == 9) {  // squeeze the starts together, keeping their order
-      for (size_t i = 1; i <= stack.depth(); ++i) stack.set_start(i, kThreadRootTimestamp + 2 * i);
+      for (size_t i = 1; i <= stack.depth(); ++i) stack.at(i).ts = static_cast<Timestamp>(kThreadRootTimestamp + 2 * i);
       now = kThreadRootTimestamp + 2 * static_cast<Timestamp>(stack.depth());
     }
     PushTo(stack, stack.depth() + 1 + rng() % 40, rng, now);
-    for (Timestamp ts = kThreadRootTimestamp; ts < stack.top_start(); ++ts)
+    for (Timestamp ts = kThreadRootTimestamp; ts < stack.top().ts; ++ts)
       ASSERT_EQ(&stack.LatestStartedBefore(ts), &stack.at(OwnerByScan(stack, ts)))
           << "round " << round << ", depth " << stack.depth() << ", ts " << ts;
   }
@@ -96,7 +96,7 @@ TEST(ShadowStack, PushedFrameStartsEmptyInReusedStorage) {
     EXPECT_EQ(frame.children_cost, 0u);
     EXPECT_EQ(frame.entry_cost, 300u + depth);
     EXPECT_EQ(frame.routine, static_cast<RoutineId>(depth));
-    EXPECT_EQ(stack.top_start(), static_cast<Timestamp>(100 + depth));
+    EXPECT_EQ(stack.top().ts, static_cast<Timestamp>(100 + depth));
   }
   // Popping the top returns what it measured and folds it into its parent.
   stack.top().rms = 2;
@@ -112,7 +112,7 @@ TEST(ShadowStack, PushedFrameStartsEmptyInReusedStorage) {
   EXPECT_EQ(stack.top().trms, 3);
   EXPECT_EQ(stack.top().induced_by_kernel, 1u);
   EXPECT_EQ(stack.top().children_cost, 60u);
-  EXPECT_EQ(stack.top_start(), static_cast<Timestamp>(139));
+  EXPECT_EQ(stack.top().ts, static_cast<Timestamp>(139));
 }
 
 }  // namespace
