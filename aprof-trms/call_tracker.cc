@@ -125,7 +125,7 @@ bool CallTracker::Unwind(ThreadCalls& t, uptr stack_pointer, ExitKind how) {
   const InternalVector<Frame>& frames = t.stack->frames;
   for (;;) {
     const size_t floor = t.signals.empty() ? 0 : t.signals.back().barrier;
-    while (frames.size() > floor && frames.back().stack_pointer < stack_pointer) {
+    while (frames.size() > floor && frames.back().LeftAt(stack_pointer)) {
       Pop(t);
       popped = true;
     }
@@ -157,7 +157,11 @@ void CallTracker::OnSuperblockEntry(SuperblockInfo* block, uptr stack_pointer) {
   } else if (!exit.from) {
     Push(t, block, stack_pointer);  // first block of the thread
   } else {
-    const bool unwound = Unwind(t, stack_pointer, exit.kind);
+    // A call leaves the stack pointer below the top frame's, and Unwind
+    // would pop nothing: tested here, without a call to the loop.
+    const InternalVector<Frame>& frames = t.stack->frames;
+    const bool unwound =
+        !frames.empty() && frames.back().LeftAt(stack_pointer) && Unwind(t, stack_pointer, exit.kind);
     bool call = exit.kind == ExitKind::kCall;
     // A jump (or a return that returned to nothing: push/ret) that enters a
     // function, another object or another section is a call: tail calls,

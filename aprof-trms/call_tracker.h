@@ -59,6 +59,9 @@ class CallTracker {
   struct Frame {
     uptr stack_pointer;  // at the callee's entry
     RoutineId routine;   // to start a new run when a suspended stack resumes
+
+    // The stack pointer has left the frame: its activation is done.
+    bool LeftAt(uptr now) const { return stack_pointer < now; }
   };
   // One machine stack of a thread: the thread's own, or a coroutine's.
   struct CallStack {

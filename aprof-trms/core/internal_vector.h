@@ -39,6 +39,11 @@ class InternalVector {
     if (size_ == capacity_) Grow(size_ + 1);
     data_[size_++] = value;
   }
+  // Appends an element left uninitialised, for the caller to fill in place.
+  T& Append() {
+    if (size_ == capacity_) Grow(size_ + 1);
+    return data_[size_++];
+  }
   void pop_back() { --size_; }
   void clear() { size_ = 0; }
 
