@@ -131,8 +131,7 @@ class Engine {
   // for any access. Within one shadow chunk (all but the rare access that
   // straddles a 64 KiB boundary) the cells' slots are found with one chunk
   // lookup, and a read whose cells were all accessed at the current counter
-  // value ends after checking them, in a loop without calls, so these too
-  // need almost no stack frame in the hooks.
+  // value ends after checking them, in a loop without calls.
   void ReadWide(uptr address, uptr size) {
     uptr first, count;
     if (!WithinOneChunk(address, size, &first, &count)) return ReadAcrossChunks(address, size);
