@@ -24,7 +24,9 @@ class SuperblockInstrumenter {
   SuperblockInstrumenter(IRSB* in, const VexGuestLayout* layout, uptr address)
       : in_(in), layout_(layout), out_(deepCopyIRSBExceptStmts(in)),
         count_instructions_(TheOptions().cost_metric == CostMetric::kInstructions),
-        write_hook_(TheOptions().input_sources ? &OnWriteTagged : &OnWrite) {
+        cell_bytes_(TheOptions().memory_resolution),
+        write_hook_(TheOptions().input_sources ? &OnWriteTagged : &OnWrite),
+        wide_write_hook_(TheOptions().input_sources ? &OnWriteWideTagged : &OnWriteWide) {
     u32 side_exits = 0;
     for (Int i = 0; i < in->stmts_used; ++i) side_exits += in->stmts[i]->tag == Ist_Exit;
     const SizeT bytes = sizeof(SuperblockInfo) + side_exits * sizeof(ExitInfo);
@@ -128,9 +130,13 @@ class SuperblockInstrumenter {
       if (c.size >= size && (c.write || !write) && eqIRAtom(c.address, address)) return;
     }
     if (!guard && covered_count_ < kMaxCovered) covered_[covered_count_++] = {address, size, write};
-    AddCall(write ? "aprof_write" : "aprof_read",
-            write ? reinterpret_cast<void*>(write_hook_) : reinterpret_cast<void*>(&OnRead),
-            mkIRExprVec_2(address, mkIRExpr_HWord(size)), guard);
+    // An access wider than a cell spans several cells wherever it lies: its
+    // hook skips the one-cell test that the others need.
+    const bool wide = static_cast<u32>(size) > cell_bytes_;
+    void (*const hook)(uptr, uptr) = write ? (wide ? wide_write_hook_ : write_hook_)
+                                           : (wide ? &OnReadWide : &OnRead);
+    AddCall(write ? (wide ? "aprof_write_wide" : "aprof_write") : (wide ? "aprof_read_wide" : "aprof_read"),
+            reinterpret_cast<void*>(hook), mkIRExprVec_2(address, mkIRExpr_HWord(size)), guard);
   }
 
   Int SizeOf(IRExpr* e) { return sizeofIRType(typeOfIRExpr(out_->tyenv, e)); }
@@ -257,9 +263,12 @@ class SuperblockInstrumenter {
   u32 covered_count_ = 0;
   IRSB* const out_;
   const bool count_instructions_;
+  const u32 cell_bytes_;  // --memory-resolution
   // OnWrite, or OnWriteTagged when sources are tracked: chosen here so that
-  // the write hook of a run without sources does no extra work.
+  // the write hook of a run without sources does no extra work; the same
+  // for accesses wider than a cell.
   void (*const write_hook_)(uptr, uptr);
+  void (*const wide_write_hook_)(uptr, uptr);
   SuperblockInfo* info_;
   DiEpoch epoch_;
   u32 instructions_ = 0;

@@ -32,6 +32,10 @@ void OnRead(uptr address, uptr size);
 void OnWrite(uptr address, uptr size);
 // OnWrite with --input-sources=yes (also records the writer of the cells).
 void OnWriteTagged(uptr address, uptr size);
+// The same for accesses wider than a cell (chosen at instrumentation time).
+void OnReadWide(uptr address, uptr size);
+void OnWriteWide(uptr address, uptr size);
+void OnWriteWideTagged(uptr address, uptr size);
 
 }  // namespace aprof
 

@@ -52,6 +52,12 @@ void OnWrite(uptr address, uptr size) { g_tool.engine->Write(address, size); }
 
 void OnWriteTagged(uptr address, uptr size) { g_tool.engine->WriteTagged(address, size); }
 
+void OnReadWide(uptr address, uptr size) { g_tool.engine->ReadWide(address, size); }
+
+void OnWriteWide(uptr address, uptr size) { g_tool.engine->WriteWide<false>(address, size); }
+
+void OnWriteWideTagged(uptr address, uptr size) { g_tool.engine->WriteWide<true>(address, size); }
+
 namespace {
 
 // --- Threads and signals ---------------------------------------------------------

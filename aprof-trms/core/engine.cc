@@ -181,12 +181,18 @@ bool Engine::CellRange(uptr address, uptr size, uptr* first, uptr* last) {
   return true;
 }
 
-void Engine::ReadCells(uptr address, uptr size) {
+void Engine::ReadCells(uptr address, uptr size) { ReadWide(address, size); }
+
+void Engine::ReadRun(uptr cell, Timestamp* own, uptr count) {
+  for (uptr i = 0; i < count; ++i)
+    if (own[i] != count_) ReadCell(*current_, cell + i, own + i);
+}
+
+void Engine::ReadAcrossChunks(uptr address, uptr size) {
   uptr first, last;
   if (!CellRange(address, size, &first, &last)) return;
   current_->memory.ForEachRun(first, last, [this](uptr cell, Timestamp* own, uptr count) {
-    for (uptr i = 0; i < count; ++i)
-      if (own[i] != count_) ReadCell(*current_, cell + i, own + i);
+    ReadRun(cell, own, count);
   });
 }
 
@@ -227,23 +233,29 @@ void Engine::ReadCell(LiveThread& thread, uptr cell, Timestamp* own) {
 }
 
 void Engine::Fill(ShadowMemory& memory, uptr first, uptr last, Timestamp value) {
-  memory.ForEachRun(first, last, [value](uptr, Timestamp* slots, uptr count) {
-    for (uptr i = 0; i < count; ++i) slots[i] = value;
-  });
+  memory.ForEachRun(first, last,
+                    [value](uptr, Timestamp* slots, uptr count) { FillRun(slots, count, value); });
 }
+
+template <bool kTagged>
+void Engine::WriteCells(uptr address, uptr size) {
+  WriteWide<kTagged>(address, size);
+}
+template void Engine::WriteCells<false>(uptr address, uptr size);
+template void Engine::WriteCells<true>(uptr address, uptr size);
 
 // Sources are tracked only with induced reads (checked in the constructor),
 // so the tagged variant fills the global writes without testing track_induced.
 template <bool kTagged>
-void Engine::WriteCells(uptr address, uptr size) {
+void Engine::WriteAcrossChunks(uptr address, uptr size) {
   uptr first, last;
   if (!CellRange(address, size, &first, &last)) return;
   Fill(current_->memory, first, last, count_);
   if (kTagged || options_.track_induced) Fill(global_writes_, first, last, count_);
   if constexpr (kTagged) Fill(*writer_tags_, first, last, CurrentWriter());
 }
-template void Engine::WriteCells<false>(uptr address, uptr size);
-template void Engine::WriteCells<true>(uptr address, uptr size);
+template void Engine::WriteAcrossChunks<false>(uptr address, uptr size);
+template void Engine::WriteAcrossChunks<true>(uptr address, uptr size);
 
 // Figure 12: one counter step for the whole buffer (no thread access can
 // happen in between, so one step per cell would change no comparison).

@@ -102,7 +102,8 @@ class Engine {
   // Accesses within one cell (most of them) take the inline path, which
   // stays lean enough to need almost no stack frame in the access hooks; a
   // read of a cell already accessed at the current counter value ends at
-  // its first load. Wider accesses walk chunk runs out of line.
+  // its first load. Accesses over several cells go out of line to the
+  // *Wide() paths below.
   void Read(uptr address, uptr size) {
     uptr cell;
     if (!WithinOneCell(address, size, &cell)) return ReadCells(address, size);
@@ -123,6 +124,29 @@ class Engine {
     *current_->memory.Slot(cell) = count_;
     *global_writes_.Slot(cell) = count_;
     *writer_tags_->Slot(cell) = CurrentWriter();
+  }
+  // Read() and Write() for accesses wider than a cell, which always span
+  // several cells: the access hooks call these directly for such sizes
+  // (the instrumenter knows the size), skipping the one-cell test. Exact
+  // for any access. Within one shadow chunk (all but the rare access that
+  // straddles a 64 KiB boundary) the cells' slots are found with one chunk
+  // lookup, and a read whose cells were all accessed at the current counter
+  // value ends after checking them, in a loop without calls.
+  void ReadWide(uptr address, uptr size) {
+    uptr first, count;
+    if (!WithinOneChunk(address, size, &first, &count)) return ReadAcrossChunks(address, size);
+    Timestamp* own = current_->memory.Slot(first);
+    for (uptr i = 0; i < count; ++i)
+      if (own[i] != count_) return ReadRun(first + i, own + i, count - i);
+  }
+  template <bool kTagged>
+  void WriteWide(uptr address, uptr size) {
+    uptr first, count;
+    if (!WithinOneChunk(address, size, &first, &count))
+      return WriteAcrossChunks<kTagged>(address, size);
+    FillRun(current_->memory.Slot(first), count, count_);
+    if (kTagged || options_.track_induced) FillRun(global_writes_.Slot(first), count, count_);
+    if constexpr (kTagged) FillRun(writer_tags_->Slot(first), count, CurrentWriter());
   }
   // The kernel reads user memory for a system call (e.g. write()): a read by
   // the calling thread, as if the system call were a subroutine.
@@ -208,13 +232,38 @@ class Engine {
                                 address < ShadowMemory::kAddressLimit && size != 0,
                             1);
   }
+  // Whether [address, address + size) is tracked (non-empty, below the
+  // address limit) and lies in one shadow chunk; if so, its cells are
+  // [*first, *first + *count).
+  bool WithinOneChunk(uptr address, uptr size, uptr* first, uptr* count) const {
+    const uptr limit = ShadowMemory::kAddressLimit;
+    // size - 1 wraps for size 0, which takes the slow path and is dropped there.
+    if (__builtin_expect(address >= limit || size - 1 >= limit - address, 0)) return false;
+    const uptr end = address + (size - 1);
+    *first = address >> options_.resolution_shift;
+    *count = (end >> options_.resolution_shift) - *first + 1;
+    return __builtin_expect(address >> ShadowMemory::kChunkAddressBits ==
+                                end >> ShadowMemory::kChunkAddressBits,
+                            1);
+  }
   // own: the thread's slot for the cell, which holds a time before count_.
   void ReadCell(LiveThread& thread, uptr cell, Timestamp* own);
+  // Read()/Write() of an access over several cells: the *Wide() paths, out
+  // of line so that the one-cell path stays lean.
   void ReadCells(uptr address, uptr size);
-  // Write() (tagged: WriteTagged()) of an access that spans several cells;
-  // one function for both, the tag's fill compiled only into the tagged one.
   template <bool kTagged>
   void WriteCells(uptr address, uptr size);
+  // The read of cells [cell, cell + count), whose slots are own[0..count),
+  // from its first cell not accessed at the current counter value on.
+  __attribute__((noinline)) void ReadRun(uptr cell, Timestamp* own, uptr count);
+  // The slow paths of the *Wide() accesses: any range (across chunks, past
+  // the address limit, empty).
+  __attribute__((noinline)) void ReadAcrossChunks(uptr address, uptr size);
+  template <bool kTagged>
+  __attribute__((noinline)) void WriteAcrossChunks(uptr address, uptr size);
+  static void FillRun(Timestamp* slots, uptr count, Timestamp value) {
+    for (uptr i = 0; i < count; ++i) slots[i] = value;
+  }
   // --- Input sources (input_sources.h) ---
   // The pending routine that makes the current thread's accesses.
   RoutineId TopRoutine(LiveThread& thread) {

@@ -282,13 +282,19 @@ TEST(EngineCells, AccessesSpanningCellsAndChunks) {
   }
 }
 
+// Accesses wider than a cell (8 and 16 bytes at 4-byte cells) take the
+// wide path (RunEngine sends them where the instrumenter does): its
+// one-chunk shortcut must not take them either.
 TEST(EngineCells, AccessesBeyondTheAddressSpaceAreNotTracked) {
   Engine engine;
   auto done = RunEngine(engine, {StartThread(1), SwitchTo(1), Call(1), Read(kTop - 4, 8),
-                                 Read(kTop, 4), Read(~uptr{0} - 7, 4), Return()});
+                                 Read(kTop, 4), Read(~uptr{0} - 7, 4), Read(kTop, 16),
+                                 Write(kTop + 64, 8), Read(kTop + 64, 8),
+                                 Read(~uptr{0} - 15, 16), Read(~uptr{0} - 3, 8), Return()});
   ASSERT_EQ(done.size(), 1u);
   EXPECT_EQ(done[0].rms, 1u);  // only the cell just below 2^47
-  EXPECT_EQ(engine.statistics().untracked_access_bytes, 4u + 4u + 4u);
+  // The last read wraps around the top of memory: its 4 bytes up to it count.
+  EXPECT_EQ(engine.statistics().untracked_access_bytes, 4u + 4u + 4u + 16u + 8u + 8u + 16u + 4u);
 }
 
 // A host thread id reused after its thread exited starts clean: the new

@@ -90,7 +90,10 @@ SourceCounts EngineSources(const Engine& engine) {
 std::vector<ObservedActivation> RunEngine(Engine& engine, const Trace& trace) {
   std::vector<ObservedActivation> seen;
   engine.set_activation_observer(Observe, &seen);
+  // Accesses wider than a cell go where the instrumenter sends them.
+  const uint64_t cell_bytes = uint64_t{1} << engine.options().resolution_shift;
   for (const Event& e : trace) {
+    const bool wide = e.size > cell_bytes;
     switch (e.kind) {
       case EventKind::kStartThread: engine.StartThread(e.value); break;
       case EventKind::kExitThread: engine.ExitThread(e.value); break;
@@ -98,12 +101,17 @@ std::vector<ObservedActivation> RunEngine(Engine& engine, const Trace& trace) {
       case EventKind::kCall: engine.Call(e.value); break;
       case EventKind::kReturn: engine.Return(); break;
       case EventKind::kCost: engine.AddCost(e.value); break;
-      case EventKind::kRead: engine.Read(e.address, e.size); break;
+      case EventKind::kRead:
+        if (wide)
+          engine.ReadWide(e.address, e.size);
+        else
+          engine.Read(e.address, e.size);
+        break;
       case EventKind::kWrite:
         if (engine.options().track_sources)
-          engine.WriteTagged(e.address, e.size);
+          wide ? engine.WriteWide<true>(e.address, e.size) : engine.WriteTagged(e.address, e.size);
         else
-          engine.Write(e.address, e.size);
+          wide ? engine.WriteWide<false>(e.address, e.size) : engine.Write(e.address, e.size);
         break;
       case EventKind::kKernelRead: engine.KernelRead(e.address, e.size); break;
       case EventKind::kKernelWrite: engine.KernelWrite(e.address, e.size, e.value); break;
@@ -127,8 +135,8 @@ Trace RandomTrace(std::mt19937_64& rng, const TraceShape& shape) {
   auto random_access = [&](EventKind kind) {
     Event e{kind};
     e.address = bases[pick(3)] + pick(shape.address_span);
-    static const uint64_t sizes[] = {1, 2, 4, 4, 4, 8, 8, 16};
-    e.size = sizes[pick(8)];
+    static const uint64_t sizes[] = {1, 2, 4, 4, 4, 8, 8, 16, 32};  // 32: AVX vectors
+    e.size = sizes[pick(9)];
     if (kind == EventKind::kKernelWrite || kind == EventKind::kKernelRead) e.size = 1 + pick(24);
     if (kind == EventKind::kKernelWrite) e.value = static_cast<uint32_t>(pick(3));  // system call
     return e;
