@@ -80,7 +80,7 @@ class RecordWriter {
   }
   // A 192-bit value in decimal.
   RecordWriter& Wide(const WideSum& value) {
-    u64 limbs[3] = {value.high, static_cast<u64>(value.low >> 64), static_cast<u64>(value.low)};
+    u64 limbs[3] = {value.high, value.middle, value.low};
     constexpr u64 kChunk = 10000000000000000000ULL;  // 10^19
     u64 chunks[4];  // 192 bits < 10^58: at most 4 chunks of 19 digits
     int count = 0;

@@ -17,21 +17,28 @@ enum class InputMetric : u32 { kTrms = 0, kRms = 1 };
 constexpr u32 kInputMetricCount = 2;
 
 // A 192-bit unsigned accumulator: the sum of up to 2^64 squares of 64-bit
-// costs cannot overflow it.
+// costs cannot overflow it. Three 64-bit words rather than a 128-bit and a
+// 64-bit one: no 16-byte alignment, so a tuple has no padding.
 struct WideSum {
-  u128 low;
-  u64 high;
+  u64 low;  // bits 0-63
+  u64 middle;  // bits 64-127
+  u64 high;  // bits 128-191
 
+  u128 Low128() const { return (static_cast<u128>(middle) << 64) | low; }
   void Add(u128 x) {
-    u128 before = low;
-    low += x;
-    if (low < before) ++high;
+    const u128 before = Low128();
+    const u128 sum = before + x;
+    if (sum < before) ++high;
+    low = static_cast<u64>(sum);
+    middle = static_cast<u64>(sum >> 64);
   }
   void Add(const WideSum& o) {
-    Add(o.low);
+    Add(o.Low128());
     high += o.high;
   }
-  bool operator==(const WideSum& o) const { return low == o.low && high == o.high; }
+  bool operator==(const WideSum& o) const {
+    return low == o.low && middle == o.middle && high == o.high;
+  }
 };
 
 // Aggregate of the activations of one routine that had one input size.
@@ -45,6 +52,8 @@ struct InputSizeTuple {
   u64 sum_induced_by_threads;
   u64 sum_induced_by_kernel;
 };
+// Ten words: the profile tables' memory is mostly these (docs/design.md).
+static_assert(sizeof(InputSizeTuple) == 80, "a tuple without padding");
 
 struct ProfileKey {
   RoutineId routine;

@@ -136,8 +136,7 @@ class ContextModel {
           s.max_cost = std::max(s.max_cost, t.max_cost);
           s.calls += t.calls;
           s.sum_cost += t.sum_cost;
-          s.sum_cost_squared.Add(t.sum_cost_squared.low);
-          s.sum_cost_squared.high += t.sum_cost_squared.high;
+          s.sum_cost_squared.Add(t.sum_cost_squared);
           s.sum_self_cost += t.sum_self_cost;
           s.sum_induced_by_threads += t.sum_induced_by_threads;
           s.sum_induced_by_kernel += t.sum_induced_by_kernel;

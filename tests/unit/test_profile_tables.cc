@@ -78,7 +78,7 @@ std::map<TupleKey, NaiveTuple> EngineTuples(const Engine& engine) {
             t.max_cost = v.max_cost;
             t.sum_cost = v.sum_cost;
             EXPECT_EQ(v.sum_cost_squared.high, 0u);
-            t.sum_cost_squared = v.sum_cost_squared.low;
+            t.sum_cost_squared = v.sum_cost_squared.Low128();
             t.sum_self_cost = v.sum_self_cost;
             t.sum_induced_by_threads = v.sum_induced_by_threads;
             t.sum_induced_by_kernel = v.sum_induced_by_kernel;

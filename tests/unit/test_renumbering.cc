@@ -24,8 +24,8 @@ std::vector<std::vector<uint64_t>> ProfileRows(const Engine& engine) {
       record.profile.ForEachTuple(
           static_cast<InputMetric>(m), [&](const ProfileKey& k, const InputSizeTuple& v) {
             rows.push_back({record.serial, m, k.routine, k.input_size, v.calls, v.min_cost,
-                            v.max_cost, v.sum_cost, static_cast<uint64_t>(v.sum_cost_squared.low),
-                            static_cast<uint64_t>(v.sum_cost_squared.low >> 64),
+                            v.max_cost, v.sum_cost, v.sum_cost_squared.low,
+                            v.sum_cost_squared.middle,
                             v.sum_cost_squared.high, v.sum_self_cost, v.sum_induced_by_threads,
                             v.sum_induced_by_kernel});
           });
