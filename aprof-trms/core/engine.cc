@@ -244,15 +244,12 @@ void Engine::WriteCells(uptr address, uptr size) {
 template void Engine::WriteCells<false>(uptr address, uptr size);
 template void Engine::WriteCells<true>(uptr address, uptr size);
 
-// Sources are tracked only with induced reads (checked in the constructor),
-// so the tagged variant fills the global writes without testing track_induced.
 template <bool kTagged>
 void Engine::WriteAcrossChunks(uptr address, uptr size) {
   uptr first, last;
   if (!CellRange(address, size, &first, &last)) return;
-  Fill(current_->memory, first, last, count_);
-  if (kTagged || options_.track_induced) Fill(global_writes_, first, last, count_);
-  if constexpr (kTagged) Fill(*writer_tags_, first, last, CurrentWriter());
+  ForEachWrittenShadow<kTagged>(
+      [first, last](ShadowMemory& shadow, Timestamp value) { Fill(shadow, first, last, value); });
 }
 template void Engine::WriteAcrossChunks<false>(uptr address, uptr size);
 template void Engine::WriteAcrossChunks<true>(uptr address, uptr size);

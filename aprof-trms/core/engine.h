@@ -110,21 +110,10 @@ class Engine {
     Timestamp* own = current_->memory.Slot(cell);
     if (*own != count_) ReadCell(*current_, cell, own);
   }
-  void Write(uptr address, uptr size) {
-    uptr cell;
-    if (!WithinOneCell(address, size, &cell)) return WriteCells<false>(address, size);
-    *current_->memory.Slot(cell) = count_;
-    if (options_.track_induced) *global_writes_.Slot(cell) = count_;
-  }
+  void Write(uptr address, uptr size) { WriteCell<false>(address, size); }
   // Write() when sources are tracked: also records the writer of the cells.
   // A separate entry point, so that Write() stays the same without them.
-  void WriteTagged(uptr address, uptr size) {
-    uptr cell;
-    if (!WithinOneCell(address, size, &cell)) return WriteCells<true>(address, size);
-    *current_->memory.Slot(cell) = count_;
-    *global_writes_.Slot(cell) = count_;
-    *writer_tags_->Slot(cell) = CurrentWriter();
-  }
+  void WriteTagged(uptr address, uptr size) { WriteCell<true>(address, size); }
   // Read() and Write() for accesses wider than a cell, which always span
   // several cells: the access hooks call these directly for such sizes
   // (the instrumenter knows the size), skipping the one-cell test. Exact
@@ -144,9 +133,9 @@ class Engine {
     uptr first, count;
     if (!WithinOneChunk(address, size, &first, &count))
       return WriteAcrossChunks<kTagged>(address, size);
-    FillRun(current_->memory.Slot(first), count, count_);
-    if (kTagged || options_.track_induced) FillRun(global_writes_.Slot(first), count, count_);
-    if constexpr (kTagged) FillRun(writer_tags_->Slot(first), count, CurrentWriter());
+    ForEachWrittenShadow<kTagged>([first, count](ShadowMemory& shadow, Timestamp value) {
+      FillRun(shadow.Slot(first), count, value);
+    });
   }
   // The kernel reads user memory for a system call (e.g. write()): a read by
   // the calling thread, as if the system call were a subroutine.
@@ -261,6 +250,26 @@ class Engine {
   __attribute__((noinline)) void ReadAcrossChunks(uptr address, uptr size);
   template <bool kTagged>
   __attribute__((noinline)) void WriteAcrossChunks(uptr address, uptr size);
+  // Write()/WriteTagged(): an access within one cell sets that cell's
+  // slots inline; a wider one goes out of line.
+  template <bool kTagged>
+  void WriteCell(uptr address, uptr size) {
+    uptr cell;
+    if (!WithinOneCell(address, size, &cell)) return WriteCells<kTagged>(address, size);
+    ForEachWrittenShadow<kTagged>(
+        [cell](ShadowMemory& shadow, Timestamp value) { *shadow.Slot(cell) = value; });
+  }
+  // The one decision of every write path, whatever its width: a write by
+  // the current thread sets its own shadow, the global one when induced
+  // reads are tracked (always, when sources are: the constructor checks),
+  // and the writer tags when sources are tracked. `fill(shadow, value)`
+  // stores `value` in the written cells' slots of `shadow`.
+  template <bool kTagged, typename FillSlots>
+  void ForEachWrittenShadow(FillSlots fill) {
+    fill(current_->memory, count_);
+    if (kTagged || options_.track_induced) fill(global_writes_, count_);
+    if constexpr (kTagged) fill(*writer_tags_, CurrentWriter());
+  }
   static void FillRun(Timestamp* slots, uptr count, Timestamp value) {
     for (uptr i = 0; i < count; ++i) slots[i] = value;
   }
