@@ -223,7 +223,7 @@ void Engine::ReadCell(LiveThread& thread, uptr cell, Timestamp* own) {
   // the cell (and its ancestors) had counted it already: move that count
   // up to the top, keeping invariant 2.
   Frame* previous_owner =
-      last_access ? &thread.stack.LatestStartedBefore(last_access) : nullptr;
+      last_access ? &thread.stack.LatestStartedAtOrBefore(last_access) : nullptr;
   ++top.rms;
   if (previous_owner) --previous_owner->rms;
   if (!induced) {

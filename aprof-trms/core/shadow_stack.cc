@@ -6,7 +6,7 @@ namespace aprof {
 
 ShadowStack::ShadowStack() { Push(/*routine=*/0, kThreadRootTimestamp, 0); }
 
-Frame& ShadowStack::LatestStartedBefore(Timestamp ts) {
+Frame& ShadowStack::LatestStartedAtOrBefore(Timestamp ts) {
   // Most often the cell was last touched by the caller of the top
   // activation (a loop calling a routine on the same data): try it first.
   // n >= 2: the top's ts is above ts, and the root's ts is minimal.

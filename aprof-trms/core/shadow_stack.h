@@ -92,7 +92,7 @@ class ShadowStack {
   // top's (ts >= the root's, ts < top().ts): the activation that was on top
   // when a cell with timestamp ts was last accessed, for a first access of
   // the top activation. Stack timestamps increase upwards.
-  Frame& LatestStartedBefore(Timestamp ts);
+  Frame& LatestStartedAtOrBefore(Timestamp ts);
 
  private:
   InternalVector<Frame> frames_;

@@ -42,7 +42,7 @@ TEST(ShadowStack, OwnerSearchMatchesLinearScan) {
     PushTo(stack, depth, rng, now);
     for (Timestamp ts = kThreadRootTimestamp; ts < stack.top().ts; ++ts) {
       const size_t expected = OwnerByScan(stack, ts);
-      ASSERT_EQ(&stack.LatestStartedBefore(ts), &stack.at(expected))
+      ASSERT_EQ(&stack.LatestStartedAtOrBefore(ts), &stack.at(expected))
           << "depth " << depth << ", ts " << ts << ", expected frame " << expected;
       ++searches;
       below_parent += expected + 1 < depth;
@@ -68,7 +68,7 @@ TEST(ShadowStack, OwnerSearchAfterPopsAndRenumbering) {
     }
     PushTo(stack, stack.depth() + 1 + rng() % 40, rng, now);
     for (Timestamp ts = kThreadRootTimestamp; ts < stack.top().ts; ++ts)
-      ASSERT_EQ(&stack.LatestStartedBefore(ts), &stack.at(OwnerByScan(stack, ts)))
+      ASSERT_EQ(&stack.LatestStartedAtOrBefore(ts), &stack.at(OwnerByScan(stack, ts)))
           << "round " << round << ", depth " << stack.depth() << ", ts " << ts;
   }
 }
