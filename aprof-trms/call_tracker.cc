@@ -111,7 +111,7 @@ void CallTracker::Push(ThreadCalls& t, SuperblockInfo* block, uptr stack_pointer
 void CallTracker::Pop(ThreadCalls& t) {
   CallStack& s = *t.stack;
   s.frames.pop_back();
-  if (__builtin_expect(s.frames.size() < s.earlier.size(), 0)) {
+  if (APROF_UNLIKELY(s.frames.size() < s.earlier.size())) {
     // A frame suspended before (see Engine::Suspend).
     engine_.Return(s.earlier.back());
     s.earlier.pop_back();
@@ -148,7 +148,7 @@ void CallTracker::OnSuperblockEntry(SuperblockInfo* block, uptr stack_pointer) {
   g_last_exit = nullptr;
   // One comparison on the common path: is the stack pointer still on the
   // running stack, near its frames?
-  if (__builtin_expect(stack_pointer - t.window_low > t.window_last, 0))
+  if (APROF_UNLIKELY(stack_pointer - t.window_low > t.window_last))
     FollowStackPointer(t, stack_pointer, block->is_function_entry);
 
   if (!t.signals.empty() && !t.signals.back().handler_entered) {

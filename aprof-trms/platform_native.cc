@@ -64,4 +64,12 @@ void PlatformCheckFailed(const char* file, int line, const char* condition) {
   abort();
 }
 
+void PlatformCheckOpFailed(const char* file, int line, const char* condition, long long left,
+                           long long right) {
+  fprintf(stderr, "aprof-trms: internal check failed at %s:%d: %s (%lld vs %lld)\n", file, line,
+          condition, left, right);
+  fflush(stderr);
+  abort();
+}
+
 }  // namespace aprof

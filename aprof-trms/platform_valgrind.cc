@@ -56,4 +56,11 @@ void PlatformCheckFailed(const char* file, int line, const char* condition) {
   VG_(tool_panic)("aprof-trms: internal check failed");
 }
 
+void PlatformCheckOpFailed(const char* file, int line, const char* condition, long long left,
+                           long long right) {
+  VG_(message)(Vg_UserMsg, "aprof-trms: internal check failed at %s:%d: %s (%lld vs %lld)\n",
+               file, line, condition, left, right);
+  VG_(tool_panic)("aprof-trms: internal check failed");
+}
+
 }  // namespace aprof

@@ -142,7 +142,7 @@ void CallTracker::ResumeStack(ThreadCalls& t, CallStack* stack) {
   t.chain.push_back(stack);
   t.stack = stack;
   // Every frame of a suspended stack has its earlier runs.
-  APROF_CHECK(stack->earlier.size() == stack->frames.size());
+  APROF_CHECK_EQ(stack->earlier.size(), stack->frames.size());
   for (const ActivationResult& earlier : stack->earlier) engine_.Resume(earlier);
 }
 
@@ -164,7 +164,8 @@ void CallTracker::SetWindow(ThreadCalls& t, uptr stack_pointer) {
     else if (s->low > stack_pointer)
       high = Min(high, s->low - 1);
   }
-  APROF_CHECK(low <= stack_pointer && stack_pointer <= high);
+  APROF_CHECK_LE(low, stack_pointer);
+  APROF_CHECK_LE(stack_pointer, high);
   t.window_low = low;
   t.window_last = high - low;
 }

@@ -7,7 +7,7 @@
 namespace aprof {
 
 ContextTree::ContextTree(u32 depth_limit) : depth_limit_(depth_limit) {
-  APROF_CHECK(depth_limit >= 1);
+  APROF_CHECK_GE(depth_limit, 1u);
   nodes_.push_back(ContextNode{});
 }
 
@@ -16,7 +16,7 @@ ContextId ContextTree::ChildOf(ContextId parent, RoutineId routine) {
   ContextId& child = children_.FindOrInsert({parent, routine});
   if (child == kNoContext) {
     child = static_cast<ContextId>(nodes_.size());
-    APROF_CHECK(child != kNoContext);  // 2^32 - 1 nodes at most
+    APROF_CHECK_NE(child, kNoContext);  // 2^32 - 1 nodes at most
     const u32 depth = parent == kNoContext ? 1 : nodes_[parent].depth + 1;
     nodes_.push_back({parent, routine, depth});
   }

@@ -8,7 +8,7 @@ Engine::Engine(const EngineOptions& options)
     : options_(options),
       shadow_allocator_(options.resolution_shift),
       global_writes_(shadow_allocator_, ShadowKind::kGlobalWrites) {
-  APROF_CHECK(options.resolution_shift <= 4);
+  APROF_CHECK_LE(options.resolution_shift, 4u);
   APROF_CHECK(options.overflow_threshold > kThreadRootTimestamp &&
               options.overflow_threshold <= kMaxTimestamp);
   APROF_CHECK(!options.track_sources || options.track_induced);
@@ -99,12 +99,12 @@ void Engine::SwitchTo(ThreadId tid) {
 
 void Engine::Call(RoutineId routine) {
   StartActivation(routine);
-  if (__builtin_expect(contexts_ != nullptr, 0)) current_->contexts.Enter(*contexts_, routine);
+  if (APROF_UNLIKELY(contexts_ != nullptr)) current_->contexts.Enter(*contexts_, routine);
 }
 
 void Engine::Return() {
   LiveThread& thread = *current_;
-  if (__builtin_expect(thread.stack.depth() == 0, 0)) {
+  if (APROF_UNLIKELY(thread.stack.depth() == 0)) {
     ++stats_.unmatched_returns;
     return;
   }
@@ -113,14 +113,14 @@ void Engine::Return() {
 
 // PopActivation, CompleteTopActivation and Record are inlined into Return():
 // one function per return instead of a chain of four calls.
-__attribute__((always_inline)) inline ActivationResult Engine::PopActivation(LiveThread& thread) {
+APROF_ALWAYS_INLINE ActivationResult Engine::PopActivation(LiveThread& thread) {
   ActivationResult result = thread.stack.Pop(thread.record->cost);
-  result.context = __builtin_expect(contexts_ != nullptr, 0) ? thread.contexts.Leave(result.routine)
-                                                             : kNoContext;
+  result.context =
+      APROF_UNLIKELY(contexts_ != nullptr) ? thread.contexts.Leave(result.routine) : kNoContext;
   return result;
 }
 
-__attribute__((always_inline)) inline void Engine::CompleteTopActivation(
+APROF_ALWAYS_INLINE void Engine::CompleteTopActivation(
     LiveThread& thread, const ActivationResult* earlier) {
   ActivationResult result = PopActivation(thread);
   if (earlier) AddRun(result, *earlier);
@@ -130,11 +130,11 @@ __attribute__((always_inline)) inline void Engine::CompleteTopActivation(
   Record(*thread.record, result, caller);
 }
 
-__attribute__((always_inline)) inline void Engine::Record(ThreadRecord& record,
+APROF_ALWAYS_INLINE void Engine::Record(ThreadRecord& record,
                                                            const ActivationResult& result,
                                                            RoutineId caller) {
   record.profile.RecordActivation(result, recording_, caller);
-  if (__builtin_expect(contexts_ != nullptr, 0) && recording_)
+  if (APROF_UNLIKELY(contexts_ != nullptr) && recording_)
     record.profile.RecordContextActivation(result);
   if (recording_ && observer_) observer_(observer_context_, record, result);
 }
@@ -142,7 +142,7 @@ __attribute__((always_inline)) inline void Engine::Record(ThreadRecord& record,
 // --- Coroutines ------------------------------------------------------------------
 
 ActivationResult Engine::Suspend() {
-  APROF_CHECK(current_->stack.depth() > 0);
+  APROF_CHECK_GT(current_->stack.depth(), 0u);
   const ActivationResult run = PopActivation(*current_);
   // No longer pending on the stack (a later run calls it again), not recorded.
   current_->record->profile.RecordActivation(run, /*record=*/false);
@@ -276,7 +276,7 @@ WriterTag Engine::LookUpWriter(LiveThread& thread, RoutineId routine) {
 void Engine::CountSource(LiveThread& thread, uptr cell) {
   if (!recording_) return;
   const WriterTag writer = writer_tags_->Get(cell);
-  APROF_CHECK(writer != 0);
+  APROF_CHECK_NE(writer, 0u);
   thread.record->profile.CountInducedRead(TopRoutine(thread), writer);
 }
 

@@ -210,16 +210,15 @@ class Engine {
   // Advances the global counter, renumbering first if it reached the
   // threshold.
   void Tick() {
-    if (__builtin_expect(count_ >= options_.overflow_threshold, 0)) Renumber();
+    if (APROF_UNLIKELY(count_ >= options_.overflow_threshold)) Renumber();
     ++count_;
   }
   void Renumber();  // renumbering.cc
 
   bool WithinOneCell(uptr address, uptr size, uptr* cell) const {
     *cell = address >> options_.resolution_shift;
-    return __builtin_expect(*cell == (address + size - 1) >> options_.resolution_shift &&
-                                address < ShadowMemory::kAddressLimit && size != 0,
-                            1);
+    return APROF_LIKELY(*cell == (address + size - 1) >> options_.resolution_shift &&
+                        address < ShadowMemory::kAddressLimit && size != 0);
   }
   // Whether [address, address + size) is tracked (non-empty, below the
   // address limit) and lies in one shadow chunk; if so, its cells are
@@ -227,13 +226,12 @@ class Engine {
   bool WithinOneChunk(uptr address, uptr size, uptr* first, uptr* count) const {
     const uptr limit = ShadowMemory::kAddressLimit;
     // size - 1 wraps for size 0, which takes the slow path and is dropped there.
-    if (__builtin_expect(address >= limit || size - 1 >= limit - address, 0)) return false;
+    if (APROF_UNLIKELY(address >= limit || size - 1 >= limit - address)) return false;
     const uptr end = address + (size - 1);
     *first = address >> options_.resolution_shift;
     *count = (end >> options_.resolution_shift) - *first + 1;
-    return __builtin_expect(address >> ShadowMemory::kChunkAddressBits ==
-                                end >> ShadowMemory::kChunkAddressBits,
-                            1);
+    return APROF_LIKELY(address >> ShadowMemory::kChunkAddressBits ==
+                        end >> ShadowMemory::kChunkAddressBits);
   }
   // own: the thread's slot for the cell, which holds a time before count_.
   void ReadCell(LiveThread& thread, uptr cell, Timestamp* own);
@@ -244,12 +242,12 @@ class Engine {
   void WriteCells(uptr address, uptr size);
   // The read of cells [cell, cell + count), whose slots are own[0..count),
   // from its first cell not accessed at the current counter value on.
-  __attribute__((noinline)) void ReadRun(uptr cell, Timestamp* own, uptr count);
+  APROF_NOINLINE void ReadRun(uptr cell, Timestamp* own, uptr count);
   // The slow paths of the *Wide() accesses: any range (across chunks, past
   // the address limit, empty).
-  __attribute__((noinline)) void ReadAcrossChunks(uptr address, uptr size);
+  APROF_NOINLINE void ReadAcrossChunks(uptr address, uptr size);
   template <bool kTagged>
-  __attribute__((noinline)) void WriteAcrossChunks(uptr address, uptr size);
+  APROF_NOINLINE void WriteAcrossChunks(uptr address, uptr size);
   // Write()/WriteTagged(): an access within one cell sets that cell's
   // slots inline; a wider one goes out of line.
   template <bool kTagged>
@@ -281,13 +279,13 @@ class Engine {
   WriterTag CurrentWriter() {
     LiveThread& thread = *current_;
     const RoutineId routine = TopRoutine(thread);
-    if (__builtin_expect(thread.writer == 0 || thread.writer_routine != routine, 0))
+    if (APROF_UNLIKELY(thread.writer == 0 || thread.writer_routine != routine))
       return LookUpWriter(thread, routine);
     return thread.writer;
   }
   WriterTag LookUpWriter(LiveThread& thread, RoutineId routine);
   // Out of line: keeps ReadCell's frame as small as without sources.
-  __attribute__((noinline)) void CountSource(LiveThread& thread, uptr cell);
+  APROF_NOINLINE void CountSource(LiveThread& thread, uptr cell);
   // Sets the slots of cells [first, last] to value.
   static void Fill(ShadowMemory& memory, uptr first, uptr last, Timestamp value);
   // Call() and Resume() but for the context.

@@ -69,7 +69,7 @@ class HashMap {
     const u32 home = HomeOf(key);
     u64* slot = Probe(home, key);
     if (*slot) return EntryAt(*slot).value;
-    APROF_CHECK(size_ < kMaxEntries);
+    APROF_CHECK_LT(size_, kMaxEntries);
     if (size_ % kChunkEntries == 0)
       chunks_.push_back(static_cast<Entry*>(PlatformAllocate(kChunkEntries * sizeof(Entry))));
     Entry& entry = chunks_.back()[size_ % kChunkEntries];

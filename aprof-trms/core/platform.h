@@ -26,6 +26,11 @@ void PlatformReleasePages(void* p, size_t bytes);
 // Reports a failed internal invariant and terminates.
 [[noreturn]] void PlatformCheckFailed(const char* file, int line,
                                       const char* condition);
+// The same for a failed comparison (APROF_CHECK_LT and the others), with
+// the values of both sides: what a crash report from a user's machine
+// needs to tell an off-by-one from a wild value.
+[[noreturn]] void PlatformCheckOpFailed(const char* file, int line, const char* condition,
+                                        long long left, long long right);
 
 // Object allocation over PlatformAllocate (the engine uses no global
 // operator new, so it links the same way natively and inside the tool).
@@ -43,10 +48,37 @@ void Delete(T* object) {
 
 }  // namespace aprof
 
+// Branch and inlining hints, named (memcheck: "it's critical for
+// performance that the requested inlining occurs"): only where a profile
+// or the hooks' generated code showed that the compiler's choice costs.
+#define APROF_LIKELY(cond) __builtin_expect(!!(cond), 1)
+#define APROF_UNLIKELY(cond) __builtin_expect(!!(cond), 0)
+#define APROF_NOINLINE __attribute__((noinline))
+#define APROF_ALWAYS_INLINE __attribute__((always_inline)) inline
+
+// Internal invariants, checked in every build (they cost a predicted
+// branch); a failure reports the file, line and condition and terminates.
 #define APROF_CHECK(cond)                                             \
   do {                                                                \
-    if (__builtin_expect(!(cond), 0))                                 \
+    if (APROF_UNLIKELY(!(cond)))                                      \
       ::aprof::PlatformCheckFailed(__FILE__, __LINE__, #cond);        \
   } while (0)
+
+// A comparison whose failure also prints both operands (as integers).
+#define APROF_CHECK_OP(left, op, right)                                               \
+  do {                                                                                \
+    const auto aprof_check_left = (left);                                             \
+    const auto aprof_check_right = (right);                                           \
+    if (APROF_UNLIKELY(!(aprof_check_left op aprof_check_right)))                     \
+      ::aprof::PlatformCheckOpFailed(__FILE__, __LINE__, #left " " #op " " #right,    \
+                                     static_cast<long long>(aprof_check_left),        \
+                                     static_cast<long long>(aprof_check_right));      \
+  } while (0)
+#define APROF_CHECK_EQ(left, right) APROF_CHECK_OP(left, ==, right)
+#define APROF_CHECK_NE(left, right) APROF_CHECK_OP(left, !=, right)
+#define APROF_CHECK_LT(left, right) APROF_CHECK_OP(left, <, right)
+#define APROF_CHECK_LE(left, right) APROF_CHECK_OP(left, <=, right)
+#define APROF_CHECK_GT(left, right) APROF_CHECK_OP(left, >, right)
+#define APROF_CHECK_GE(left, right) APROF_CHECK_OP(left, >=, right)
 
 #endif  // APROF_CORE_PLATFORM_H

@@ -57,7 +57,7 @@ void ThreadProfile::RecordActivation(const ActivationResult& a, bool record, Rou
 }
 
 void ThreadProfile::RecordContextActivation(const ActivationResult& a) {
-  APROF_CHECK(a.context != kNoContext);
+  APROF_CHECK_NE(a.context, kNoContext);
   AddToTuple(context_tables_[static_cast<u32>(InputMetric::kTrms)].FindOrInsert({a.context, a.trms}), a);
   AddToTuple(context_tables_[static_cast<u32>(InputMetric::kRms)].FindOrInsert({a.context, a.rms}), a);
 }

@@ -108,7 +108,7 @@ void Engine::Renumber() {
   }
 
   count_ = renumbering.NewCounter();
-  APROF_CHECK(count_ < kMaxTimestamp);
+  APROF_CHECK_LT(count_, kMaxTimestamp);
 }
 
 }  // namespace aprof

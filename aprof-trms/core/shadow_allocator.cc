@@ -54,7 +54,7 @@ ShadowAllocator::ShadowAllocator(unsigned resolution_shift)
       chunks_(ChunkBytes(resolution_shift)),
       secondaries_((uptr{1} << ShadowMemory::kSecondaryBits) * sizeof(Timestamp*)),
       primaries_((uptr{1} << ShadowMemory::kPrimaryBits) * sizeof(Timestamp**)) {
-  APROF_CHECK(resolution_shift <= 4);
+  APROF_CHECK_LE(resolution_shift, 4u);
 }
 
 void* ShadowAllocator::Take(BlockPool& pool, ShadowKind kind) {

@@ -28,7 +28,7 @@ Timestamp* ShadowMemory::UncachedSlot(uptr cell) {
 }
 
 Timestamp** ShadowMemory::AllocateSecondary(uptr primary_index) {
-  APROF_CHECK(primary_index < kPrimaryEntries);
+  APROF_CHECK_LT(primary_index, kPrimaryEntries);
   Timestamp** secondary = allocator_.AllocateSecondary(kind_);
   allocated_bytes_ += allocator_.secondary_bytes();
   primary_[primary_index] = secondary;
@@ -51,7 +51,8 @@ Timestamp* ShadowMemory::AllocateChunk(uptr primary_index) {
 }
 
 void ShadowMemory::Forget(uptr first, uptr last) {
-  APROF_CHECK(first <= last && last < cell_limit());
+  APROF_CHECK_LE(first, last);
+  APROF_CHECK_LT(last, cell_limit());
   const unsigned cells_per_secondary_shift = chunk_index_shift_ + kSecondaryBits;
   for (uptr p = first >> cells_per_secondary_shift; p <= last >> cells_per_secondary_shift; ++p) {
     if (primary_[p] == nullptr) continue;  // a GiB never touched: nothing to forget

@@ -46,7 +46,7 @@ class ShadowMemory {
   Timestamp* Slot(uptr cell) {
     const uptr chunk_index = ChunkIndexOf(cell);
     const CachedChunk& cached = cache_[chunk_index & (kCachedChunks - 1)];
-    if (__builtin_expect(cached.index != chunk_index, 0)) return UncachedSlot(cell);
+    if (APROF_UNLIKELY(cached.index != chunk_index)) return UncachedSlot(cell);
     return cached.chunk + (cell & cell_in_chunk_mask_);
   }
 
@@ -65,7 +65,7 @@ class ShadowMemory {
   Timestamp Get(uptr cell) {
     const uptr chunk_index = ChunkIndexOf(cell);
     const CachedChunk& cached = cache_[chunk_index & (kCachedChunks - 1)];
-    const Timestamp* chunk = __builtin_expect(cached.index == chunk_index, 1)
+    const Timestamp* chunk = APROF_LIKELY(cached.index == chunk_index)
                                  ? cached.chunk
                                  : ChunkFor(chunk_index, /*allocate=*/false);
     return chunk ? chunk[cell & cell_in_chunk_mask_] : 0;
@@ -102,12 +102,12 @@ class ShadowMemory {
   // Looks a chunk up in the tables and remembers it in the chunk cache.
   Timestamp* ChunkFor(uptr chunk_index, bool allocate) {
     Timestamp** secondary = primary_[chunk_index >> kSecondaryBits];
-    if (__builtin_expect(secondary == nullptr, 0)) {
+    if (APROF_UNLIKELY(secondary == nullptr)) {
       if (!allocate) return nullptr;
       secondary = AllocateSecondary(chunk_index >> kSecondaryBits);
     }
     Timestamp*& chunk = secondary[chunk_index & (kSecondaryEntries - 1)];
-    if (__builtin_expect(chunk == nullptr, 0)) {
+    if (APROF_UNLIKELY(chunk == nullptr)) {
       if (!allocate) return nullptr;
       chunk = AllocateChunk(chunk_index >> kSecondaryBits);
     }
@@ -117,7 +117,7 @@ class ShadowMemory {
 
   // Out of line, so that the cached path of Slot() needs no stack frame in
   // the access hooks.
-  __attribute__((noinline)) Timestamp* UncachedSlot(uptr cell);
+  APROF_NOINLINE Timestamp* UncachedSlot(uptr cell);
   uptr ChunkIndexOf(uptr cell) const { return cell >> chunk_index_shift_; }
   Timestamp** AllocateSecondary(uptr primary_index);
   Timestamp* AllocateChunk(uptr primary_index);

@@ -99,7 +99,7 @@ class ShadowStack {
 };
 
 inline ActivationResult ShadowStack::Pop(u64 cost_now) {
-  APROF_CHECK(depth() > 0);
+  APROF_CHECK_GT(depth(), 0u);
   // Read in place: the vector keeps the popped element's storage.
   frames_.pop_back();
   const Frame& done = *frames_.end();
@@ -108,6 +108,9 @@ inline ActivationResult ShadowStack::Pop(u64 cost_now) {
   ActivationResult result;
   result.routine = done.routine;
   // At the top of the stack the partial value is the whole value.
+  // One plain check for both: this runs on every return, and the
+  // operand-printing form costs Engine::Return two more instructions
+  // (it keeps the values for the message).
   APROF_CHECK(done.trms >= 0 && done.rms >= 0);
   result.trms = static_cast<u64>(done.trms);
   result.rms = static_cast<u64>(done.rms);

@@ -1,0 +1,37 @@
+// The internal checks (core/platform.h): a failed comparison names its
+// condition and prints both operands; a passing one evaluates each operand
+// once; the engine's own checks fire where its callers break an invariant.
+//
+// Copyright (C) 2026, the aprof-trms authors.
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <gtest/gtest.h>
+
+#include "core/platform.h"
+#include "core/shadow_stack.h"
+
+namespace aprof {
+namespace {
+
+TEST(ChecksDeathTest, FailedComparisonPrintsBothOperands) {
+  const u64 written = 7, limit = 3;
+  EXPECT_DEATH(APROF_CHECK_LT(written, limit),
+               "internal check failed at .*test_checks.cc:[0-9]+: written < limit \\(7 vs 3\\)");
+  const long long trms = -2;
+  EXPECT_DEATH(APROF_CHECK_GE(trms, 0), "trms >= 0 \\(-2 vs 0\\)");
+}
+
+TEST(Checks, PassingComparisonEvaluatesEachOperandOnce) {
+  int left_evaluations = 0, right_evaluations = 0;
+  APROF_CHECK_EQ(++left_evaluations, ++right_evaluations);
+  APROF_CHECK_LE(++left_evaluations, ++right_evaluations);
+  EXPECT_EQ(left_evaluations, 2);
+  EXPECT_EQ(right_evaluations, 2);
+}
+
+TEST(ChecksDeathTest, PopOfAnEmptyShadowStackNamesTheDepth) {
+  ShadowStack stack;
+  EXPECT_DEATH(stack.Pop(/*cost_now=*/0), "depth\\(\\) > 0u \\(0 vs 0\\)");
+}
+
+}  // namespace
+}  // namespace aprof
