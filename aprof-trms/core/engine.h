@@ -105,6 +105,7 @@ class Engine {
   // its first load. Accesses over several cells go out of line to the
   // *Wide() paths below.
   void Read(uptr address, uptr size) {
+    APROF_DCHECK(current_ != nullptr);  // accesses come from a running thread
     uptr cell;
     if (!WithinOneCell(address, size, &cell)) return ReadCells(address, size);
     Timestamp* own = current_->memory.Slot(cell);

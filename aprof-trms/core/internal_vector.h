@@ -30,10 +30,22 @@ class InternalVector {
   const T* begin() const { return data_; }
   const T* end() const { return data_ + size_; }
 
-  T& operator[](size_t i) { return data_[i]; }
-  const T& operator[](size_t i) const { return data_[i]; }
-  T& back() { return data_[size_ - 1]; }
-  const T& back() const { return data_[size_ - 1]; }
+  T& operator[](size_t i) {
+    APROF_DCHECK_LT(i, size_);
+    return data_[i];
+  }
+  const T& operator[](size_t i) const {
+    APROF_DCHECK_LT(i, size_);
+    return data_[i];
+  }
+  T& back() {
+    APROF_DCHECK_GT(size_, 0u);
+    return data_[size_ - 1];
+  }
+  const T& back() const {
+    APROF_DCHECK_GT(size_, 0u);
+    return data_[size_ - 1];
+  }
 
   void push_back(const T& value) {
     if (size_ == capacity_) Grow(size_ + 1);
@@ -44,7 +56,10 @@ class InternalVector {
     if (size_ == capacity_) Grow(size_ + 1);
     return data_[size_++];
   }
-  void pop_back() { --size_; }
+  void pop_back() {
+    APROF_DCHECK_GT(size_, 0u);
+    --size_;
+  }
   void clear() { size_ = 0; }
 
   // Grows (zero-filling new elements) or shrinks to n elements.

@@ -81,4 +81,25 @@ void Delete(T* object) {
 #define APROF_CHECK_GT(left, right) APROF_CHECK_OP(left, >, right)
 #define APROF_CHECK_GE(left, right) APROF_CHECK_OP(left, >=, right)
 
+// Debug-only checks, for what hot code assumes and cannot afford to test
+// on every access (an index within its vector, a cell within the shadow
+// memory, a current thread): on in the unit tests and in a tool configured
+// with --enable-debug (APROF_DEBUG), compiled out of the tool by default.
+// Compiled out, the condition is still type-checked but never evaluated.
+#ifdef APROF_DEBUG
+#define APROF_DCHECK(cond) APROF_CHECK(cond)
+#define APROF_DCHECK_OP(left, op, right) APROF_CHECK_OP(left, op, right)
+#else
+#define APROF_DCHECK(cond)   \
+  do {                       \
+    if (false) (void)(cond); \
+  } while (0)
+#define APROF_DCHECK_OP(left, op, right)     \
+  do {                                       \
+    if (false) (void)((left) op (right));    \
+  } while (0)
+#endif
+#define APROF_DCHECK_LT(left, right) APROF_DCHECK_OP(left, <, right)
+#define APROF_DCHECK_GT(left, right) APROF_DCHECK_OP(left, >, right)
+
 #endif  // APROF_CORE_PLATFORM_H

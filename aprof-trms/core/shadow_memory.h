@@ -44,6 +44,7 @@ class ShadowMemory {
   // Slot of a cell (cell index = address >> shift, below cell_limit()),
   // allocating its chunk if needed.
   Timestamp* Slot(uptr cell) {
+    APROF_DCHECK_LT(cell, cell_limit());
     const uptr chunk_index = ChunkIndexOf(cell);
     const CachedChunk& cached = cache_[chunk_index & (kCachedChunks - 1)];
     if (APROF_UNLIKELY(cached.index != chunk_index)) return UncachedSlot(cell);

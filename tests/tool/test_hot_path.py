@@ -10,6 +10,7 @@ tool_benchmark.py) before updating the baseline (docs/testing.md). tsan's
 check_analyze.sh guards its fast paths the same way.
 """
 import math
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -57,6 +58,9 @@ def hook_code(binary, symbol):
 
 
 BASELINE_HOOKS = sorted(read_baseline())
+# configure --enable-debug compiles the debug-only checks into the hooks:
+# then each must be larger than its (default build's) baseline.
+DEBUG_BUILD = "-DAPROF_DEBUG" in os.environ.get("APROF_DEBUG_FLAGS", "")
 
 
 def test_every_access_hook_has_a_baseline():
@@ -72,6 +76,11 @@ def test_hook_keeps_its_lean_code(hook):
     assert symbol, f"{hook} not found in {binary}"
     pushes, instructions = hook_code(binary, symbol)
     base_pushes, base_instructions = read_baseline()[hook]
+    if DEBUG_BUILD:
+        assert instructions > base_instructions, (
+            f"{hook}: {instructions} instructions in a --enable-debug build, no more than the "
+            f"default build's {base_instructions}: are its debug-only checks compiled in?")
+        return
     limit = math.floor(base_instructions * (1 + GROWTH_ALLOWED))
     assert pushes <= base_pushes and instructions <= limit, (
         f"{hook}: {pushes} registers saved (baseline {base_pushes}), {instructions} "

@@ -1,11 +1,13 @@
 // The internal checks (core/platform.h): a failed comparison names its
 // condition and prints both operands; a passing one evaluates each operand
-// once; the engine's own checks fire where its callers break an invariant.
+// once; the engine's own checks fire where its callers break an invariant,
+// and its debug-only checks are on in the unit tests.
 //
 // Copyright (C) 2026, the aprof-trms authors.
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <gtest/gtest.h>
 
+#include "core/internal_vector.h"
 #include "core/platform.h"
 #include "core/shadow_stack.h"
 
@@ -26,6 +28,16 @@ TEST(Checks, PassingComparisonEvaluatesEachOperandOnce) {
   APROF_CHECK_LE(++left_evaluations, ++right_evaluations);
   EXPECT_EQ(left_evaluations, 2);
   EXPECT_EQ(right_evaluations, 2);
+}
+
+// The unit tests build the engine with its debug-only checks.
+TEST(ChecksDeathTest, DebugChecksAreOnInTheUnitTests) {
+  InternalVector<u32> values;
+  values.push_back(5);
+  EXPECT_EQ(values[0], 5u);
+  EXPECT_DEATH(values[1], "i < size_ \\(1 vs 1\\)");
+  values.pop_back();
+  EXPECT_DEATH(values.back(), "size_ > 0u \\(0 vs 0\\)");
 }
 
 TEST(ChecksDeathTest, PopOfAnEmptyShadowStackNamesTheDepth) {
