@@ -130,9 +130,8 @@ APROF_ALWAYS_INLINE void Engine::CompleteTopActivation(
   Record(*thread.record, result, caller);
 }
 
-APROF_ALWAYS_INLINE void Engine::Record(ThreadRecord& record,
-                                                           const ActivationResult& result,
-                                                           RoutineId caller) {
+APROF_ALWAYS_INLINE void Engine::Record(ThreadRecord& record, const ActivationResult& result,
+                                        RoutineId caller) {
   record.profile.RecordActivation(result, recording_, caller);
   if (APROF_UNLIKELY(contexts_ != nullptr) && recording_)
     record.profile.RecordContextActivation(result);

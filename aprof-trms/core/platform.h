@@ -94,10 +94,7 @@ void Delete(T* object) {
   do {                       \
     if (false) (void)(cond); \
   } while (0)
-#define APROF_DCHECK_OP(left, op, right)     \
-  do {                                       \
-    if (false) (void)((left) op (right));    \
-  } while (0)
+#define APROF_DCHECK_OP(left, op, right) APROF_DCHECK((left) op (right))
 #endif
 #define APROF_DCHECK_LT(left, right) APROF_DCHECK_OP(left, <, right)
 #define APROF_DCHECK_GT(left, right) APROF_DCHECK_OP(left, >, right)
