@@ -126,6 +126,7 @@ bool CallTracker::Unwind(ThreadCalls& t, uptr stack_pointer, ExitKind how) {
   for (;;) {
     const size_t floor = t.signals.empty() ? 0 : t.signals.back().barrier;
     while (frames.size() > floor && frames.back().LeftAt(stack_pointer)) {
+      APROF_COUNT_EVENT(unwound_frames_);
       Pop(t);
       popped = true;
     }
@@ -141,6 +142,7 @@ bool CallTracker::Unwind(ThreadCalls& t, uptr stack_pointer, ExitKind how) {
 }
 
 void CallTracker::OnSuperblockEntry(SuperblockInfo* block, uptr stack_pointer) {
+  APROF_COUNT_EVENT(superblock_entries_);
   // The cost so far ran in the frames as they were before this entry.
   FlushCost();
   ThreadCalls& t = *current_;
@@ -184,6 +186,16 @@ void CallTracker::ExitAllThreads() {
   }
   engine_.ExitAllThreads();
   for (ThreadId tid = 0; tid < threads_.size(); ++tid) ForgetThread(tid);
+}
+
+ThreadId CallTracker::FindDisagreement() const {
+  for (const ThreadCalls* t : threads_) {
+    if (!t) continue;
+    size_t frames = 0;
+    for (const CallStack* stack : t->chain) frames += stack->frames.size();
+    if (frames != engine_.depth_of(t->tid)) return t->tid;
+  }
+  return 0;
 }
 
 void CallTracker::ResetAfterFork(ThreadId tid) {

@@ -52,6 +52,16 @@ class CallTracker {
 
   // Moves of a thread from one of its stacks to another (statistics).
   u64 stack_switches() const { return stack_switches_; }
+  // Counted with APROF_STATS only (core/platform.h): calls of the entry
+  // hook, and frames closed by unwinding (returns, longjmp, exceptions).
+  u64 superblock_entries() const { return superblock_entries_; }
+  u64 unwound_frames() const { return unwound_frames_; }
+
+  // Whether the tracker and the engine agree (sanity checks): every
+  // thread's frames on the stacks of its chain, as many as the engine's
+  // pending activations of the thread. The tid of the first thread where
+  // they differ, 0 if none (Valgrind's thread ids start at 1).
+  ThreadId FindDisagreement() const;
 
  private:
   // A real return raises the stack pointer above the callee's entry value,
@@ -140,6 +150,8 @@ class CallTracker {
   InternalVector<ThreadCalls*> threads_;  // indexed by ThreadId
   ThreadCalls* current_ = nullptr;
   u64 stack_switches_ = 0;
+  u64 superblock_entries_ = 0;
+  u64 unwound_frames_ = 0;
 };
 
 }  // namespace aprof

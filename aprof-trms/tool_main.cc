@@ -11,6 +11,7 @@
 #include "call_tracker.h"
 #include "core/engine.h"
 #include "instrument.h"
+#include "introspection.h"
 #include "options.h"
 #include "report_writer.h"
 #include "routine_table.h"
@@ -125,57 +126,12 @@ void PostCommandLineInit() {
   VG_(atfork)(nullptr, nullptr, ForkedChild);
 }
 
-// The process's peak resident memory in KiB (VmHWM of /proc/self/status:
-// Valgrind, the tool and the program together), 0 if unknown.
-unsigned long long PeakResidentKib() {
-  const SysRes fd = VG_(open)("/proc/self/status", VKI_O_RDONLY, 0);
-  if (sr_isError(fd)) return 0;
-  char text[4096];
-  const Int n = VG_(read)(static_cast<Int>(sr_Res(fd)), text, sizeof text - 1);
-  VG_(close)(static_cast<Int>(sr_Res(fd)));
-  if (n <= 0) return 0;
-  text[n] = '\0';
-  const char* line = VG_(strstr)(text, "VmHWM:");
-  return line ? VG_(strtoull10)(line + 6, nullptr) : 0;
-}
-
-// -v: where the shadow memory went (address space of the blocks handed
-// out; only the pages written are resident).
-void PrintShadowStatistics(const ShadowAllocator& shadow) {
-  static const char* const kKindNames[kShadowKinds] = {"global", "threads", "writer tags"};
-  const auto mib = [](u64 bytes) { return static_cast<unsigned long long>(bytes >> 20); };
-  for (unsigned k = 0; k < kShadowKinds; ++k)
-    VG_(dmsg)("aprof-trms: shadow %-11s %6llu MiB at the peak, %6llu MiB its own peak, %6llu MiB at exit\n",
-              kKindNames[k], mib(shadow.at_peak().bytes[k]), mib(shadow.kind_peaks().bytes[k]),
-              mib(shadow.in_use().bytes[k]));
-  const BlockPool& chunks = shadow.chunk_pool();
-  VG_(dmsg)("aprof-trms: shadow chunks of %llu KiB: %llu fresh, %llu reused, %zu free at exit; "
-            "%zu regions of %llu MiB\n",
-            static_cast<unsigned long long>(chunks.block_bytes() >> 10),
-            static_cast<unsigned long long>(chunks.fresh_count()),
-            static_cast<unsigned long long>(chunks.reused_count()), chunks.free_block_count(),
-            shadow.region_count(), static_cast<unsigned long long>(BlockPool::kRegionBytes >> 20));
-  VG_(dmsg)("aprof-trms: peak resident memory of the process (VmHWM) %llu KiB\n", PeakResidentKib());
-}
-
 void Finish(Int) {
   g_tool.calls->ExitAllThreads();
   const ReportContext context{g_tool.engine, g_tool.routines, &TheOptions(), kToolVersion,
                               APROF_VALGRIND_VERSION};
   const bool written = WriteReport(context);
-  if (VG_(clo_verbosity) > 1) {
-    const EngineStatistics& stats = g_tool.engine->statistics();
-    VG_(dmsg)("aprof-trms: %llu renumberings, %llu unmatched returns, %llu untracked bytes\n",
-              static_cast<unsigned long long>(stats.renumberings),
-              static_cast<unsigned long long>(stats.unmatched_returns),
-              static_cast<unsigned long long>(stats.untracked_access_bytes));
-    VG_(dmsg)("aprof-trms: %llu stack switches\n",
-              static_cast<unsigned long long>(g_tool.calls->stack_switches()));
-    VG_(dmsg)("aprof-trms: %llu bytes of shadow memory, %zu routines\n",
-              static_cast<unsigned long long>(g_tool.engine->shadow_bytes()),
-              g_tool.routines->size());
-    PrintShadowStatistics(g_tool.engine->shadow_allocator());
-  }
+  PrintStatisticsAtExit();
   // A lost report is a failed run, whatever the program's own status.
   if (!written) VG_(exit)(1);
 }
@@ -190,6 +146,7 @@ void PreCommandLineInit() {
   VG_(basic_tool_funcs)(PostCommandLineInit, Instrument, Finish);
   VG_(needs_command_line_options)(ProcessOption, PrintUsage, PrintDebugUsage);
   VG_(needs_client_requests)(HandleClientRequest);
+  RegisterIntrospection();
 
   VG_(track_start_client_code)(ThreadRuns);
   VG_(track_pre_thread_ll_create)(ThreadCreated);

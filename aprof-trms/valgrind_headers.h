@@ -39,6 +39,8 @@ const HChar* VG_(strerror)(UWord errnum);
 // --max-stackframe (pub_core_options.h): a larger stack pointer move is a
 // stack switch.
 extern SizeT VG_(clo_max_stackframe);
+// --sanity-level (pub_core_options.h): how thorough the sanity checks are.
+extern Int VG_(clo_sanity_level);
 SysRes VG_(do_syscall)(UWord sysno, RegWord, RegWord, RegWord, RegWord, RegWord, RegWord, RegWord,
                        RegWord);
 }

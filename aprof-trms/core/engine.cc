@@ -49,6 +49,7 @@ void Engine::ExitThread(ThreadId tid) {
   if (!thread) return;
   while (thread->stack.depth() > 0) CompleteTopActivation(*thread);
   thread->record->live = false;
+  stats_.exited_thread_cache_misses += thread->memory.cache_misses();
   if (current_ == thread) current_ = nullptr;
   live_[tid] = nullptr;
   Delete(thread);
@@ -200,6 +201,7 @@ void Engine::ReadAcrossChunks(uptr address, uptr size) {
 // other thread and no system call ran since: both move the counter), so
 // callers handle it without coming here.
 void Engine::ReadCell(LiveThread& thread, uptr cell, Timestamp* own) {
+  APROF_COUNT_EVENT(stats_.first_reads);
   const Timestamp last_access = *own;  // 0: never accessed by this thread
   *own = count_;
 
@@ -221,8 +223,11 @@ void Engine::ReadCell(LiveThread& thread, uptr cell, Timestamp* own) {
   // First access by the top activation. The activation that last accessed
   // the cell (and its ancestors) had counted it already: move that count
   // up to the top, keeping invariant 2.
-  Frame* previous_owner =
-      last_access ? &thread.stack.LatestStartedAtOrBefore(last_access) : nullptr;
+  Frame* previous_owner = nullptr;
+  if (last_access) {
+    APROF_COUNT_EVENT(stats_.owner_searches);
+    previous_owner = &thread.stack.LatestStartedAtOrBefore(last_access);
+  }
   ++top.rms;
   if (previous_owner) --previous_owner->rms;
   if (!induced) {

@@ -65,6 +65,11 @@ struct EngineStatistics {
   u64 renumberings;
   u64 unmatched_returns;        // returns with no pending activation
   u64 untracked_access_bytes;   // bytes beyond the 47-bit address space
+  // Counted with APROF_STATS only (platform.h):
+  u64 first_reads;      // reads of a cell not accessed at the counter value
+  u64 owner_searches;   // first reads by an activation of a cell its thread
+                        // accessed before: the owner search on the stack
+  u64 exited_thread_cache_misses;  // chunk-cache misses of exited threads' shadows
 };
 
 class Engine {
@@ -179,6 +184,24 @@ class Engine {
   size_t current_depth() const { return current_->stack.depth(); }
   Timestamp counter() const { return count_; }
   const EngineStatistics& statistics() const { return stats_; }
+  // Chunk-cache misses (APROF_STATS) of the thread shadows, live or gone,
+  // and of the global shadow.
+  u64 thread_cache_misses() const;
+  u64 global_cache_misses() const { return global_writes_.cache_misses(); }
+  // Pending activations of a thread (0 if it is not live).
+  size_t depth_of(ThreadId tid) const {
+    return tid < live_.size() && live_[tid] ? live_[tid]->stack.depth() : 0;
+  }
+
+  // --- Sanity checks (--sanity-level; tests) --------------------------------
+  // The first broken invariant, nothing if none. The cheap check is O(1):
+  // the counter within the time bits, the current thread's top activation
+  // not above it. The full one checks every live thread's shadow stack
+  // (ShadowStack::FindInconsistency) and every shadow memory's chunk cache,
+  // and with walk_shadow every slot of the thread and global shadows: no
+  // access or write time above the counter (what renumbering must keep).
+  Inconsistency FindCheapInconsistency() const;
+  Inconsistency FindInconsistency(bool walk_shadow);
   // Shadow tables and chunks in use now, and at most so far (bytes).
   u64 shadow_bytes() const { return shadow_allocator_.in_use_bytes(); }
   u64 shadow_peak_bytes() const { return shadow_allocator_.peak_bytes(); }

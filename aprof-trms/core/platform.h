@@ -99,4 +99,21 @@ void Delete(T* object) {
 #define APROF_DCHECK_LT(left, right) APROF_DCHECK_OP(left, <, right)
 #define APROF_DCHECK_GT(left, right) APROF_DCHECK_OP(left, >, right)
 
+// Counters of slow-path events for --stats=yes (chunk-cache misses, owner
+// searches...): compiled in with APROF_STATS (configure --enable-stats, and
+// the unit tests), out of the default tool, where the access hooks and the
+// call path must not pay even an increment. The counters exist in every
+// build (they stay 0), so code that prints them is the same everywhere.
+namespace aprof {
+#ifdef APROF_STATS
+constexpr bool kCountEvents = true;
+#else
+constexpr bool kCountEvents = false;
+#endif
+}  // namespace aprof
+#define APROF_COUNT_EVENT(counter)                  \
+  do {                                              \
+    if constexpr (::aprof::kCountEvents) ++(counter); \
+  } while (0)
+
 #endif  // APROF_CORE_PLATFORM_H

@@ -23,6 +23,7 @@ ShadowMemory::~ShadowMemory() {
 }
 
 Timestamp* ShadowMemory::UncachedSlot(uptr cell) {
+  APROF_COUNT_EVENT(cache_misses_);
   const uptr chunk_index = ChunkIndexOf(cell);
   return ChunkFor(chunk_index, /*allocate=*/true) + (cell & cell_in_chunk_mask_);
 }
@@ -105,6 +106,30 @@ void ShadowMemory::FreeSecondary(uptr primary_index) {
   UsedSecondary& used = UsedSecondaryOf(primary_index);
   used = used_secondaries_.back();
   used_secondaries_.pop_back();
+}
+
+Timestamp* ShadowMemory::TableChunk(uptr chunk_index) const {
+  Timestamp** secondary = primary_[chunk_index >> kSecondaryBits];
+  return secondary ? secondary[chunk_index & (kSecondaryEntries - 1)] : nullptr;
+}
+
+bool ShadowMemory::CacheAgreesWithTables() const {
+  for (uptr i = 0; i < kCachedChunks; ++i) {
+    const CachedChunk& cached = cache_[i];
+    if (cached.index == CachedChunk().index) continue;  // empty
+    if ((cached.index & (kCachedChunks - 1)) != i || cached.index >> kSecondaryBits >= kPrimaryEntries)
+      return false;
+    if (cached.chunk == nullptr || TableChunk(cached.index) != cached.chunk) return false;
+  }
+  return true;
+}
+
+bool ShadowMemory::AllSlotsAtMost(Timestamp mask, Timestamp limit) {
+  bool at_most = true;
+  ForEachChunk([&](uptr, const Timestamp* slots) {
+    for (uptr i = 0; i < cells_per_chunk(); ++i) at_most &= (slots[i] & mask) <= limit;
+  });
+  return at_most;
 }
 
 }  // namespace aprof

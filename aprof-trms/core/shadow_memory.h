@@ -66,9 +66,8 @@ class ShadowMemory {
   Timestamp Get(uptr cell) {
     const uptr chunk_index = ChunkIndexOf(cell);
     const CachedChunk& cached = cache_[chunk_index & (kCachedChunks - 1)];
-    const Timestamp* chunk = APROF_LIKELY(cached.index == chunk_index)
-                                 ? cached.chunk
-                                 : ChunkFor(chunk_index, /*allocate=*/false);
+    const Timestamp* chunk =
+        APROF_LIKELY(cached.index == chunk_index) ? cached.chunk : UncachedChunk(chunk_index);
     return chunk ? chunk[cell & cell_in_chunk_mask_] : 0;
   }
 
@@ -95,6 +94,17 @@ class ShadowMemory {
 
   // Bytes of secondary tables and chunks held, for statistics.
   u64 allocated_bytes() const { return allocated_bytes_; }
+  // Lookups that missed the chunk cache and walked the tables (counted
+  // with APROF_STATS only, see platform.h).
+  u64 cache_misses() const { return cache_misses_; }
+
+  // Whether every chunk-cache entry is empty or holds the chunk the tables
+  // hold for its index (sanity checks, tests): a stale entry would send
+  // accesses to a chunk given back, which another shadow may now use.
+  bool CacheAgreesWithTables() const;
+  // Whether every slot, masked, is at most `limit` (sanity checks: no
+  // time above the counter). Reads every slot of every chunk: slow.
+  bool AllSlotsAtMost(Timestamp mask, Timestamp limit);
 
  private:
   static constexpr uptr kPrimaryEntries = uptr{1} << kPrimaryBits;
@@ -119,6 +129,13 @@ class ShadowMemory {
   // Out of line, so that the cached path of Slot() needs no stack frame in
   // the access hooks.
   APROF_NOINLINE Timestamp* UncachedSlot(uptr cell);
+  // Get()'s lookup past the cache: null for a chunk never allocated.
+  Timestamp* UncachedChunk(uptr chunk_index) {
+    APROF_COUNT_EVENT(cache_misses_);
+    return ChunkFor(chunk_index, /*allocate=*/false);
+  }
+  // The tables' chunk of chunk_index, or null, leaving the cache alone.
+  Timestamp* TableChunk(uptr chunk_index) const;
   uptr ChunkIndexOf(uptr cell) const { return cell >> chunk_index_shift_; }
   Timestamp** AllocateSecondary(uptr primary_index);
   Timestamp* AllocateChunk(uptr primary_index);
@@ -157,6 +174,7 @@ class ShadowMemory {
   InternalVector<UsedSecondary> used_secondaries_;
   u64 allocated_bytes_ = 0;
   const ShadowKind kind_;
+  u64 cache_misses_ = 0;
 };
 
 }  // namespace aprof

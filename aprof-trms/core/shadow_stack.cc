@@ -34,4 +34,31 @@ Frame& ShadowStack::LatestStartedAtOrBefore(Timestamp ts) {
   return frames_[lo];
 }
 
+Inconsistency ShadowStack::FindInconsistency(Timestamp now, u64 cost_now) const {
+  Inconsistency found;
+  const auto fail = [&found](const char* what, size_t frame) {
+    found.what = what;
+    found.frame = frame;
+    return found;
+  };
+  if (frames_[0].ts != kThreadRootTimestamp) return fail("the root's timestamp changed", 0);
+  for (size_t i = 0; i < frames_.size(); ++i) {
+    const Frame& frame = frames_[i];
+    if (i > 0 && frame.ts <= frames_[i - 1].ts) return fail("timestamps do not increase upwards", i);
+    if (frame.ts > now) return fail("a timestamp is above the counter", i);
+    if (i > 0 && frame.entry_cost < frames_[i - 1].entry_cost)
+      return fail("entry costs decrease upwards", i);
+    if (frame.entry_cost > cost_now) return fail("an entry cost is above the cost clock", i);
+    if (frame.children_cost > cost_now - frame.entry_cost)
+      return fail("completed children cost more than their parent ran", i);
+    if (frame.trms < frame.rms) return fail("a partial TRMS is below its partial RMS", i);
+  }
+  int64_t rms_so_far = 0;
+  for (size_t i = frames_.size(); i-- > 0;) {
+    rms_so_far += frames_[i].rms;
+    if (rms_so_far < 0) return fail("a pending activation's RMS is negative", i);
+  }
+  return found;
+}
+
 }  // namespace aprof

@@ -94,6 +94,19 @@ class ShadowStack {
   // the top activation. Stack timestamps increase upwards.
   Frame& LatestStartedAtOrBefore(Timestamp ts);
 
+  // The first invariant that does not hold, walking up from the root
+  // (sanity checks: --sanity-level; tests). `now`: the engine's counter;
+  // `cost_now`: the thread's cost clock. The invariants: the root's
+  // timestamp at the bottom; timestamps increasing upwards (the owner
+  // search relies on it), none above the counter; entry costs never
+  // decreasing upwards, none above the clock, no frame's completed children
+  // costing more than the frame has run; TRMS >= RMS in every frame
+  // (an induced read adds to TRMS alone, never takes from it); every
+  // pending activation's RMS so far (the sum from its frame up) >= 0.
+  // Frame-local failures name their frame, the RMS one the topmost frame
+  // whose RMS so far is negative.
+  Inconsistency FindInconsistency(Timestamp now, u64 cost_now) const;
+
  private:
   InternalVector<Frame> frames_;
 };

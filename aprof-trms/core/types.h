@@ -31,6 +31,16 @@ constexpr ContextId kNoContext = 0;
 // and reusable after a thread exits.
 using ThreadId = u32;
 
+// What a consistency check found wrong (sanity checks, tests); nothing when
+// `what` is null.
+struct Inconsistency {
+  const char* what = nullptr;  // the invariant that does not hold
+  u32 thread = 0;              // serial of the thread concerned, 0 if none
+  size_t frame = 0;            // the frame concerned (stack checks; 0: the root)
+
+  explicit operator bool() const { return what != nullptr; }
+};
+
 }  // namespace aprof
 
 #endif  // APROF_CORE_TYPES_H

@@ -87,12 +87,14 @@ SourceCounts EngineSources(const Engine& engine) {
   return counts;
 }
 
-std::vector<ObservedActivation> RunEngine(Engine& engine, const Trace& trace) {
+std::vector<ObservedActivation> RunEngine(Engine& engine, const Trace& trace,
+                                          const std::function<void(size_t)>& after_event) {
   std::vector<ObservedActivation> seen;
   engine.set_activation_observer(Observe, &seen);
   // Accesses wider than a cell go where the instrumenter sends them.
   const uint64_t cell_bytes = uint64_t{1} << engine.options().resolution_shift;
-  for (const Event& e : trace) {
+  for (size_t i = 0; i < trace.size(); ++i) {
+    const Event& e = trace[i];
     const bool wide = e.size > cell_bytes;
     switch (e.kind) {
       case EventKind::kStartThread: engine.StartThread(e.value); break;
@@ -116,6 +118,10 @@ std::vector<ObservedActivation> RunEngine(Engine& engine, const Trace& trace) {
       case EventKind::kKernelRead: engine.KernelRead(e.address, e.size); break;
       case EventKind::kKernelWrite: engine.KernelWrite(e.address, e.size, e.value); break;
       case EventKind::kUnmap: engine.Unmapped(e.address, e.size); break;
+    }
+    if (after_event) {
+      after_event(i);
+      if (::testing::Test::HasFatalFailure()) break;
     }
   }
   engine.ExitAllThreads();

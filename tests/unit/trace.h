@@ -5,6 +5,7 @@
 #define APROF_TESTS_UNIT_TRACE_H
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <random>
 #include <string>
@@ -89,8 +90,11 @@ SourceCounts EngineSources(const Engine& engine);
 
 // Applies a trace to an engine (ending with ExitAllThreads) and returns the
 // completed activations in completion order. Writes go through
-// WriteTagged() when the engine tracks sources.
-std::vector<ObservedActivation> RunEngine(Engine& engine, const Trace& trace);
+// WriteTagged() when the engine tracks sources. after_event(i), if given,
+// runs after the trace's event i (a fatal failure in it stops the run).
+std::vector<ObservedActivation> RunEngine(
+    Engine& engine, const Trace& trace,
+    const std::function<void(size_t)>& after_event = std::function<void(size_t)>());
 
 struct TraceShape {
   int threads = 4;            // host thread ids 1..threads
