@@ -1,5 +1,8 @@
-// Copyright (C) 2026, the aprof-trms authors.
 // SPDX-License-Identifier: GPL-2.0-or-later
+// Call and return detection from the superblock entry hook (call_tracker.h):
+// frames pushed at calls, popped when the stack pointer leaves them.
+//
+// Copyright (C) 2026, the aprof-trms authors.
 #include "call_tracker.h"
 
 #include "runtime_hooks.h"

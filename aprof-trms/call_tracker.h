@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Call and return detection, callgrind-style (see docs/design.md):
 // per-thread stacks of (stack pointer, return address) kept in step with the
 // engine's pending activations, driven by the superblock entry hook.
@@ -17,7 +18,6 @@
 //    stack switches stacks instead of unwinding (stack_switches.cc).
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #ifndef APROF_CALL_TRACKER_H
 #define APROF_CALL_TRACKER_H
 

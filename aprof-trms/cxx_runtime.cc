@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Minimal C++ runtime for the freestanding tool: there is no libstdc++ (and
 // no libc) at run time, so the pieces the compiler may reference are
 // provided here over Valgrind's core.
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 //
 // Not provided on purpose: exceptions, RTTI, thread-safe statics (all
 // disabled by the compile flags). Global constructors are never run.

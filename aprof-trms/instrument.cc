@@ -1,5 +1,8 @@
-// Copyright (C) 2026, the aprof-trms authors.
 // SPDX-License-Identifier: GPL-2.0-or-later
+// VEX instrumentation (instrument.h): the entry hook, the cost counter and
+// the access hooks added to every superblock.
+//
+// Copyright (C) 2026, the aprof-trms authors.
 #include "instrument.h"
 
 #include "object_lookup.h"

@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // VEX instrumentation: every superblock starts with a call that tracks
 // calls, returns and cost; every memory access of the guest reaches the
 // engine; every exit records which exit was taken.
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #ifndef APROF_INSTRUMENT_H
 #define APROF_INSTRUMENT_H
 

@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Statistics and sanity checks (introspection.h).
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #include "introspection.h"
 
 #include "core/engine.h"

@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // What the tool tells about itself: statistics (--stats=yes, -v, and
 // vgdb's `v.info stats` during the run) and sanity checks of its state
 // (Valgrind's --sanity-level).
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #ifndef APROF_INTROSPECTION_H
 #define APROF_INTROSPECTION_H
 

@@ -1,5 +1,7 @@
-// Copyright (C) 2026, the aprof-trms authors.
 // SPDX-License-Identifier: GPL-2.0-or-later
+// The ELF object of a code address in any of its sections (object_lookup.h).
+//
+// Copyright (C) 2026, the aprof-trms authors.
 #include "object_lookup.h"
 
 namespace aprof {

@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Which ELF object's debug information describes a code address, in any of
 // its sections: VG_(find_DebugInfo) only answers for addresses inside .text,
 // but PLT stubs (.plt, .plt.got, .plt.sec) and .init lie outside it.
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #ifndef APROF_OBJECT_LOOKUP_H
 #define APROF_OBJECT_LOOKUP_H
 

@@ -1,5 +1,7 @@
-// Copyright (C) 2026, the aprof-trms authors.
 // SPDX-License-Identifier: GPL-2.0-or-later
+// The tool's command-line options (options.h): parsing, validation, --help.
+//
+// Copyright (C) 2026, the aprof-trms authors.
 #include "options.h"
 
 #include "valgrind_headers.h"

@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Command-line options of the tool: parsing, validation and --help text.
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #ifndef APROF_OPTIONS_H
 #define APROF_OPTIONS_H
 

@@ -1,8 +1,8 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Host interface of the engine (core/platform.h) for native builds (unit
 // tests, benchmarks), over libc.
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 
 #include "core/platform.h"
 

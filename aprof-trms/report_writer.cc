@@ -1,5 +1,8 @@
-// Copyright (C) 2026, the aprof-trms authors.
 // SPDX-License-Identifier: GPL-2.0-or-later
+// Writing the report (report_writer.h): a temporary file renamed when
+// complete.
+//
+// Copyright (C) 2026, the aprof-trms authors.
 #include "report_writer.h"
 
 #include "core/sort.h"

@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Writes the report of this process (docs/report-format.md): to a temporary
 // file beside the final name, renamed when complete, so that a report is
 // whole or absent.
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #ifndef APROF_REPORT_WRITER_H
 #define APROF_REPORT_WRITER_H
 

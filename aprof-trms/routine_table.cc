@@ -1,5 +1,8 @@
-// Copyright (C) 2026, the aprof-trms authors.
 // SPDX-License-Identifier: GPL-2.0-or-later
+// The routines of the profiled program (routine_table.h): ids, names,
+// objects, and which routines are transparent.
+//
+// Copyright (C) 2026, the aprof-trms authors.
 #include "routine_table.h"
 
 #include "object_lookup.h"

@@ -1,10 +1,10 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Routines of the profiled program, identified by the address where their
 // activations start (a call target). Names, objects and whether a routine
 // is profiled at all come from Valgrind's debug information and the
 // --skip-routine patterns.
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #ifndef APROF_ROUTINE_TABLE_H
 #define APROF_ROUTINE_TABLE_H
 

@@ -1,8 +1,8 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Functions called from instrumented guest code. They must be fast: they
 // run for every superblock and every memory access.
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #ifndef APROF_RUNTIME_HOOKS_H
 #define APROF_RUNTIME_HOOKS_H
 

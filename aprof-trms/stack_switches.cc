@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Stack switches: a thread running on several machine stacks (coroutines:
 // ucontext, Boost.Context, fibers). See docs/design.md, "Stack switches".
 //
@@ -11,7 +12,6 @@
 // stays one chain of activations with increasing timestamps.
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #include "call_tracker.h"
 
 #include "core/platform.h"

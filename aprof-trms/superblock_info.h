@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // What the call tracker needs to know about a translated superblock: where
 // it is, whether it starts a function, and how each of its exits leaves it.
 // Built once per translation by the instrumenter; never freed, because a
@@ -5,7 +6,6 @@
 // discards the translation (a few dozen bytes per block of guest code).
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #ifndef APROF_SUPERBLOCK_INFO_H
 #define APROF_SUPERBLOCK_INFO_H
 

@@ -1,5 +1,8 @@
-// Copyright (C) 2026, the aprof-trms authors.
 // SPDX-License-Identifier: GPL-2.0-or-later
+// External input (syscall_input.h): the buffers the kernel writes and reads
+// for each system call, as kernel writes and reads.
+//
+// Copyright (C) 2026, the aprof-trms authors.
 #include "syscall_input.h"
 
 #include "options.h"

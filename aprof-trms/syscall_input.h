@@ -1,10 +1,10 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // External input: memory that the kernel writes for a system call is a
 // kernel write (new input for whoever reads it), memory it reads is a read
 // by the calling thread. Valgrind's core reports the exact buffers of every
 // system call; --syscall-input chooses which system calls count.
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #ifndef APROF_SYSCALL_INPUT_H
 #define APROF_SYSCALL_INPUT_H
 

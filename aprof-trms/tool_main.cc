@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // aprof-trms: Valgrind tool entry points. Wires Valgrind's core events to the
 // call tracker, the engine, the system-call input tracking and the report
 // writer.
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 
 // Our own headers first, before the Valgrind headers define macros such as
 // Bool/True/False that could clash with engine identifiers.

@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The tool's long-lived objects, created in post_clo_init. A plain struct
 // (zero-initialised, no constructor): global constructors never run inside
 // a Valgrind tool.
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #ifndef APROF_TOOL_STATE_H
 #define APROF_TOOL_STATE_H
 

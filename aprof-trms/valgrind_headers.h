@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The Valgrind tool headers the glue uses, in the order C++ needs:
 // pub_tool_basics.h and pub_tool_vki.h outside extern "C" (vki holds a C++
 // template), every other header inside it so the vgPlain_* names keep C
@@ -5,7 +6,6 @@
 // Bool and True.
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #ifndef APROF_VALGRIND_HEADERS_H
 #define APROF_VALGRIND_HEADERS_H
 

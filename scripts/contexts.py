@@ -1,9 +1,9 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 # contexts.py: a routine's calling contexts, each with its own fitted cost
 # function, run from the source tree (see aprof_trms/contexts.py).
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Python puts this script's directory first on sys.path, so the package
 # beside it is found. /usr/bin/python3 because Debian's matplotlib, numpy and

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 # html_report.py: the HTML report command run from the source tree (one
 # self-contained file to browse a profile; see aprof_trms/html.py).
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Python puts this script's directory first on sys.path, so the package
 # beside it is found (not named html.py: it would hide the standard module

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Regenerates the pictures and numbers of docs/analysis.md from the bundled
 # example (tests/example/workload.c), so that the guide shows what the
 # current tool and scripts produce: runs scripts/run-example.sh (build,
@@ -12,7 +13,6 @@
 # a few hundred basic blocks, and with it the cost shares in the last digits.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 plots="$root/build/example/plots"

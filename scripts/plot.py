@@ -1,9 +1,9 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 # plot.py: the plot command run from the source tree (cost and workload
 # plots of routines; see aprof_trms/plot.py).
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Python puts this script's directory first on sys.path, so the package
 # beside it is found. /usr/bin/python3 because Debian's matplotlib, numpy and

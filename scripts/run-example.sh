@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Main job: installs what is missing (Debian 12, as root), builds out of tree
 # in build/, profiles the bundled example (tests/example/workload.c, two
 # worker threads, a producer/consumer pair and buffered reads) under

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Installs what is missing (Debian 12, as root), builds out of tree in build/
 # and runs the whole test suite (make check), then mutation testing (make
 # mutation-check, docs/testing.md; APROF_MUTATION_CHECK=no leaves it out

@@ -1,5 +1,8 @@
-// Copyright (C) 2026, the aprof-trms authors.
 // SPDX-License-Identifier: GPL-2.0-or-later
+// The calling-context tree (context_tree.h): finding or adding a child
+// context, recursion folded.
+//
+// Copyright (C) 2026, the aprof-trms authors.
 #include "context_tree.h"
 
 #include "platform.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Calling contexts (--collect-context=yes; docs/design.md, "Calling
 // contexts"): the calling-context tree of the process, shared by its
 // threads, and each thread's path of pending activations through it.
@@ -11,7 +12,6 @@
 //    deeper than the limit.
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #ifndef APROF_CORE_CONTEXT_TREE_H
 #define APROF_CORE_CONTEXT_TREE_H
 

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The engine's events (engine.h): threads, calls and returns, reads, writes,
+// kernel accesses and unmaps.
 #include "engine.h"
 
 #include "platform.h"

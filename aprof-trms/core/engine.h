@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The TRMS/RMS engine: turns a stream of calls, returns, memory accesses,
 // kernel accesses and thread switches into per-thread, per-routine profiles
 // keyed by input size. It implements the read/write timestamping algorithm

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The engine's consistency checks, run by Valgrind's sanity checking
 // (--sanity-level) and by the tests: each names the first invariant that
 // does not hold, so that a failure on a real program says what broke. And

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Hash map for trivially copyable keys and values, built for the profile
 // tables: many small tables per thread, a few with 10^5 entries, no erase.
 // The entries sit densely, in insertion order, in fixed-size chunks that
@@ -12,7 +13,6 @@
 // `static bool Equal(const Key&, const Key&)`.
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #ifndef APROF_CORE_HASH_MAP_H
 #define APROF_CORE_HASH_MAP_H
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The writer table of --input-sources=yes (input_sources.h).
 #include "input_sources.h"
 
 namespace aprof {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Where induced input came from (--input-sources=yes): who made the latest
 // write of every cell, and per consumer routine how many of its induced
 // reads each writer caused (docs/design.md, "Input sources").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A growable array for trivially copyable elements, allocated through the
 // platform layer (no libstdc++ runtime). Modelled on sanitizer_common's
 // InternalMmapVector: no exceptions, no element destructors.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The few services the engine needs from its host. The engine is linked with
 // exactly one implementation: platform_native.cc (libc, for unit tests and
 // benchmarks) or platform_valgrind.cc (Valgrind's core, inside the tool).

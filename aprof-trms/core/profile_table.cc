@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Per-thread profile tables (profile_table.h): recording activations.
 #include "profile_table.h"
 
 namespace aprof {

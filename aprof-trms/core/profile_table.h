@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Per-thread profile: for each routine and each input size, aggregates of
 // the activations that had that input size, per input metric (TRMS and RMS)
 // so both plots come from the same run. Plus per-routine totals and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Counter-overflow renumbering (Figure 13 of the paper, section 4.4).
 //
 // Timestamps are compared only (a) cell against stack frames of the same

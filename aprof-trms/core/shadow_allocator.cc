@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Shadow memory blocks carved out of large regions (see shadow_allocator.h).
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #include "shadow_allocator.h"
 
 #include "platform.h"

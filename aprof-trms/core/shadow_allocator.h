@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Shadow memory blocks (chunks, secondary and primary tables) carved out of
 // large regions, so that the number of host mappings does not grow with the
 // memory the program touches.
@@ -13,7 +14,6 @@
 // again before the pool maps a new region.
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #ifndef APROF_CORE_SHADOW_ALLOCATOR_H
 #define APROF_CORE_SHADOW_ALLOCATOR_H
 

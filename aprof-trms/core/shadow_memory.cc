@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The three-level shadow memory (shadow_memory.h): table walks,
+// allocation, forgetting unmapped cells.
 #include "shadow_memory.h"
 
 #include "platform.h"

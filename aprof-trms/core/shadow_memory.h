@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Three-level shadow memory: one 32-bit timestamp per memory cell over the
 // whole 47-bit x86-64 user address space.
 //

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The shadow stack (shadow_stack.h): the owner search and the consistency
+// check.
 #include "shadow_stack.h"
 
 #include "platform.h"

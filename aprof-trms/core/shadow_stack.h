@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Per-thread shadow stack of pending routine activations (Figure 11 of the
 // paper), growing without a fixed limit.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // In-place heap sort: O(n log n) worst case, no recursion, no allocation,
 // usable inside the tool where <algorithm>'s support code is not guaranteed.
 #ifndef APROF_CORE_SORT_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Basic integer types of the engine. The engine is compiled both natively
 // (unit tests, benchmarks) and freestanding inside the Valgrind tool, so it
 // uses only compiler-provided headers.

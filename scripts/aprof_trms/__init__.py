@@ -1,8 +1,8 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The aprof_trms package: reading, merging, fitting and drawing aprof-trms
 # reports, and the analysis commands built on them.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """Analysis of aprof-trms reports.
 
 Modules: report (the reader), profile (reports merged over threads,

@@ -1,7 +1,7 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The flat annotate view: one text line per routine, like callgrind_annotate.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """Flat text view of a profile, one line per routine (aprof_trms.table):
 
     annotate.py [--sort KEY] [--ascending] [--min-share PCT] [--top N]

@@ -1,8 +1,8 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The callgrind-export command: one aprof-trms report written as a
 # callgrind.out file, for callgrind_annotate, KCachegrind and qcachegrind.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """Export of an aprof-trms report to the callgrind format (docs/analysis.md).
 
     callgrind-export.py aprof-trms.out.4242 -o callgrind.out.4242

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Program-level charts of aprof-trms reports (section 6 of "Multithreaded
 Input-Sensitive Profiling": Figures 9 and 15 to 19).
 

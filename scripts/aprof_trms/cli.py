@@ -1,8 +1,8 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The one command-line convention of the analysis commands: how a command is
 # run, what its exit status means, --version, and what a closed pipe does.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """Runner of the analysis commands (plot, charts, rank, regress, ...).
 
 Every command is a module of this package with main(argv=None) -> int and

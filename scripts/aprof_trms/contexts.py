@@ -1,8 +1,8 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The calling-contexts command: one cost function per calling context of a
 # routine, the context where it grows worst first.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """A routine's calling contexts, each with its own fitted cost function
 (reports of runs with --collect-context=yes, format version 4):
 

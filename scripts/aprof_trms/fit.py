@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Curve fitting of cost functions: which growth class explains a routine's
 worst-case (or average, ...) cost as a function of its input size.
 

@@ -1,7 +1,7 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The HTML report command: one self-contained file to browse a whole profile.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """One self-contained HTML file for a profile (docs/analysis.md, "html.py"):
 
     html_report.py [-o FILE] [--baseline REPORT|DIR...] [selection] REPORT|DIR...

@@ -1,7 +1,7 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The HTML report's callers, callees and calling contexts of a routine.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """What the HTML report (html.py) shows under a routine's plots about its
 place in the call graph, as JSON merged into the routine's details:
 

@@ -1,9 +1,9 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The HTML report's producer-to-consumer graph (reports of
 # --input-sources=yes runs): producers.py's graph as inline SVG, with the
 # edges as a table.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """The "Input sources" section of the HTML report (html.py).
 
 For every report with source records (docs/report-format.md, thread-source

@@ -1,9 +1,9 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Routine names: the parts of a demangled C++ name (return type, qualified
 # name, template arguments, parameters), matching a name as a user writes it,
 # and short forms for display.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """Demangled routine names, taken apart.
 
 A demangled C++ name such as

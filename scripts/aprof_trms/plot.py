@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Cost plots of routines from aprof-trms reports (the plots of section 3 of
 "Multithreaded Input-Sensitive Profiling": Figures 4 to 8).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Helpers shared by plot.py and charts.py: loading reports, output formats
 and directories, axis labels, error reporting (short routine names come
 from names.py and are re-exported).

@@ -1,8 +1,8 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Where each routine's input came from (reports of --input-sources=yes): top
 # producers per consumer routine, and the producer-to-consumer graph.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """Input sources of aprof-trms reports run with --input-sources=yes.
 
 A routine's *own* induced reads (made by its code, not its callees) are

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Profiles merged over threads, processes and runs of the same program.
 
 Every analysis script works on a Profile: one or more reports (several

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Bottleneck ranking: which routines will dominate the cost when the input
 grows.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Regression gate for CI: did a routine's cost function get steeper?
 
     regress.py --baseline A [A...] --candidate B [B...] [--metric trms|rms]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Reader of aprof-trms reports (format versions 1 to 4, docs/report-format.md).
 
 Python 3 standard library only. Every analysis script reads reports through

@@ -1,9 +1,9 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Which routines a command shows: the one selection interface of plot,
 # charts, rank and the views built on them (filters by object and name, the
 # default choice of routines worth looking at, share floor, limit).
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """Routine selection, shared by every command that shows routines.
 
     parser = cli.argument_parser(...)

@@ -1,8 +1,8 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The per-routine table of a profile: one row of numbers per routine, shared
 # by the flat annotate view and the HTML report.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """One row per routine: what the annotate view prints and the HTML report
 shows in its routine table.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The case studies of section 3 of the paper, redone on MariaDB 10.11 and
 # vips 8.14 (Debian 12): profiles both programs under aprof-trms, finds the
 # routines that play the paper's roles, draws their plots and the Figure 9
@@ -6,7 +7,6 @@
 # test (tests/tool/test_case_studies.py) rely on.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """Profile MariaDB and vips under aprof-trms and draw the paper's case studies.
 
   run.py [--short] [-o OUTDIR] [--docs-images DIR]

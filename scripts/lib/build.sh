@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared logic of the entry scripts (scripts/run-tests.sh, scripts/run-example.sh):
 # install the Debian packages the project needs, then build out of tree in
 # build/. Source this file; it defines functions and APROF_ROOT/APROF_BUILD.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Microbenchmarks of the TRMS/RMS engine (aprof-trms/core), natively, without
 // Valgrind. See docs/performance.md for what each one measures and recorded
 // figures.
@@ -13,7 +14,6 @@
 //   tests/benchmarks/engine_benchmark --benchmark_filter=BM_Renumbering
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 
 #include <benchmark/benchmark.h>
 

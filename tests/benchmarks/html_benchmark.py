@@ -1,9 +1,9 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark of the HTML report at scale: a 20,000-routine profile, its file
 # size and how fast headless Chromium loads it and makes it interactive.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """Usage: tests/benchmarks/html_benchmark.py [--routines N] [--loads K] [--keep DIR]
 
 Writes a synthetic report (tests/scripts/synthetic.py) of N routines (default

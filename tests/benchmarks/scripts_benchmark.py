@@ -1,9 +1,9 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark of the analysis commands on a large generated report: wall time
 # and peak memory of loading, ranking, plotting and charting it.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """Scripts benchmark: do the analysis commands scale to a large program?
 
     scripts_benchmark.py [--routines N] [--workdir DIR] [--repeat R]

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Tool benchmark harness: slowdown and peak memory of aprof-trms vs other tools.
 
 Runs real workloads natively and under several Valgrind tools in the same run,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* The bundled example profiled by scripts/run-example.sh (and used by the
    end-to-end test of the scripts). Each routine has a known growth:
 
@@ -16,8 +17,7 @@
    below), so its fits do not change from run to run.
    Usage: workload [max_size]   (default 200)
 
-   Copyright (C) 2026, the aprof-trms authors.
-   SPDX-License-Identifier: GPL-2.0-or-later */
+   Copyright (C) 2026, the aprof-trms authors. */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Installs aprof-trms into a temporary directory (make install DESTDIR=...)
 # and checks what a user gets: the tool, aprof-trms.h beside Valgrind's
 # headers (it compiles), the manual page (man renders it, also through each
@@ -7,7 +8,6 @@
 # make uninstall removes every file install put.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Run by `make check`, which exports MAKE, PYTHON3, APROF_SRCDIR,
 # APROF_BUILDDIR, APROF_VERSION, APROF_COMMANDS (the names in

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Mutation testing of aprof-trms: do the tests notice a silent bug?
 
 Applies each mutation of tests/mutation/mutations.txt, one at a time, to a

@@ -1,7 +1,7 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Headless Chromium for the tests and the benchmark of the HTML report.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """Debian's chromium in headless mode, driven by python3-selenium through
 chromium-driver (scripts/lib/build.sh installs all three):
 

@@ -1,8 +1,8 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The bundled example profiled by the tool from the build tree, for the
 # end-to-end tests of the analysis commands.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """profile_example(tmp_path) runs tests/example/workload 200 under the tool
 of the build tree (APROF_VG_IN_PLACE, APROF_TEST_PROGRAMS: exported by
 `make check`, see tests/tool/run-pytest.sh) and returns the directory that

@@ -1,9 +1,9 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Reports with input sources for the script tests: the example of
 # docs/report-format.md, with and without its source records, and source
 # records added to any report.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """The input-sources example report of docs/report-format.md (a producer
 thread's produce_data writes what consume_data reads on another thread:
 200 reads from produce_data, 2 from outside every routine; produce_data

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Synthetic aprof-trms reports (the current format version) for the tests
 of the analysis scripts: routines whose activation cost is a known function
 of the input size, so a fit, a ranking or a regression check has a right

@@ -1,7 +1,7 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Tests of the flat annotate view (scripts/annotate.py).
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """The annotate command run as a subprocess on synthetic reports: one line
 per routine with the numbers of aprof_trms.table, sort keys, the threshold
 (--min-share), the selection options, per-thread tables, the width of a

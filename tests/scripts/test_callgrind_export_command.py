@@ -1,9 +1,9 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Tests of the callgrind-export command (scripts/aprof_trms/callgrind_export.py)
 # on synthetic and hand-written reports; tests/tool/test_callgrind_export.py
 # reads real exports back with callgrind_annotate.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 import io
 import os
 import subprocess

@@ -1,8 +1,8 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Tests of calling contexts in the scripts: the reader of format version 4's
 # context records, their merge, and the contexts command.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """Synthetic version 4 reports (synthetic.py) in which `work` is called by
 `small` with a linear cost and by `big` with a quadratic one: the reader
 gets the context tree and tuples, rejects malformed context records with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Tests of scripts/charts.py (program-level charts, charts.txt), run as a
 subprocess with this interpreter on hand-written reports whose induced reads
 are known, including the program-wide split that counts each induced read

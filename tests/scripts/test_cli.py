@@ -1,9 +1,9 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Tests of the command-line convention shared by the analysis commands
 # (scripts/aprof_trms/cli.py): --version, exit statuses, closed pipes, and
 # modules that neither exit nor edit sys.path when imported.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 import os
 import signal
 import subprocess

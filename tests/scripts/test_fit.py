@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Tests of scripts/aprof_trms/fit.py: model selection on synthetic cost curves
 (known growth class, small deterministic noise), the free exponent, the
 parsimony rule, degenerate data and the RoutineProfile entry point."""

@@ -1,7 +1,7 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Tests of the HTML report generator (scripts/html_report.py) without a browser.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """What the generator writes, read back from the file: one self-contained
 page (nothing fetched from the network), names that cannot break out of
 the data script, the selection options deciding the starting rows, one

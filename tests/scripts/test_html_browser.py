@@ -1,7 +1,7 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Tests of the HTML report in a real browser (headless Chromium).
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """The HTML report (scripts/html_report.py) driven as a person would, in
 Debian's chromium in headless mode (tests/scripts/browser.py): the page
 loads without console errors, the table starts from the default selection

@@ -1,7 +1,7 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Tests of the HTML report's callers, callees and calling contexts.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """The routine section of the HTML report (html_calls.py, calls.js) on
 synthetic version 4 reports where `work` is called by `small` (linear
 cost) and by `big` (quadratic): the page's data lists each routine's

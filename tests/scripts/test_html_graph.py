@@ -1,8 +1,8 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Tests of the producer-to-consumer graph of the HTML report
 # (scripts/aprof_trms/html_graph.py), read back from the page.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """On reports whose source records have known counts, the page's "Input
 sources" section shows the heaviest edges with their exact reads, in the
 picture and in the table, and says how many edges and reads it left out; a

@@ -1,8 +1,8 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Tests of the HTML report's producer-to-consumer graph in a real browser
 # (headless Chromium, as test_html_browser.py).
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """The "Input sources" section as drawn by Chromium, on the synthetic report
 of test_html_graph.py (44 edges of known reads, 30 shown) with routine
 names long enough to be cut: the page loads without console errors, the

@@ -1,7 +1,7 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Tests of the bracket scan of aprof_trms/names.py on operator names.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """The brackets of operator names (operator<, operator<<, operator()) are
 no template or parameter brackets: the qualified name, the collapsed
 template arguments (plain_name, short_name) and the scope split

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Tests of scripts/plot.py (cost and workload plots, summary.txt): run as a
 subprocess with this interpreter, on synthetic reports (tests/scripts/
 synthetic.py) whose cost functions are known, and once end to end on the

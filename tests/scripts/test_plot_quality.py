@@ -1,9 +1,9 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Tests of the pictures plot.py draws (issue 10, item 7): tick labels that
 # never overlap, points above the fit line, lone points visible, one panel
 # when TRMS equals RMS, --size honoured by the grid, no stale pictures.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """Checks on the figures themselves (matplotlib's renderer gives the
 bounding boxes of the tick labels) and on the files of an output directory."""
 import os

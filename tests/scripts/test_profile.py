@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """aprof_trms.profile: merging over threads, processes and runs of one program."""
 import pytest
 

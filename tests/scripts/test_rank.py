@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Tests of scripts/rank.py (bottleneck ranking), run as a program on
 synthetic reports."""
 import csv

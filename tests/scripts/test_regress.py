@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Tests of scripts/regress.py (growth regression gate), run as a program on
 pairs of synthetic reports: exit 3 (cli.EXIT_REGRESSION) on a steeper cost
 function, 0 otherwise, 1 on input that cannot be compared, 2 on bad usage."""

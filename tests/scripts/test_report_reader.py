@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Unit tests of scripts/aprof_trms/report.py, the reader of aprof-trms reports
 (docs/report-format.md), on hand-written reports."""
 import os

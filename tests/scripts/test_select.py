@@ -1,9 +1,9 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Tests of the routine selection shared by the analysis commands
 # (scripts/aprof_trms/select.py) and of the C++ name handling it matches
 # names with (scripts/aprof_trms/names.py).
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """Selection on synthetic profiles whose right answer is known: the default
 choice skips single-activation entry wrappers, routines with nothing to fit
 and routines with a negligible share, and says so; name, regex and object

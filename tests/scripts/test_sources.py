@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Input sources in reports (--input-sources=yes): the reader's thread-source
 and kernel-source records, and scripts/aprof_trms/producers.py (top producers,
 the producers command and its graph)."""

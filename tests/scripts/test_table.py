@@ -1,8 +1,8 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Tests of the per-routine table (aprof_trms/table.py) shared by the annotate
 # view and the HTML report.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """Rows of synthetic reports whose every activation is known
 (synthetic.activations): calls, costs, shares, distinct sizes, richness,
 induced shares and fits are checked against numbers computed here from the

@@ -1,9 +1,9 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Tests of the tool benchmark harness's bookkeeping (tests/benchmarks/
 # tool_benchmark.py): the targets it judges and the combining of runs saved in
 # pieces. Nothing is run under Valgrind here; the runs are made up.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """The harness decides MET or MISSED for the issue's targets and assembles a
 long full-mode run from pieces: a wrong verdict or a silently merged
 inconsistent file would put false numbers in docs/performance.md."""

@@ -1,8 +1,8 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Tests of the top producer column of the routine table (aprof_trms/table.py)
 # in the annotate view and the HTML report.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """Each routine's top producer and its share of the routine's own induced
 reads, on the input-sources example of docs/report-format.md: consume_data
 reads 200 cells written by produce_data on thread 1 and 2 written outside

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Call counts from a callgrind output file (callgrind format version 1).
 
 Only what the comparison with aprof-trms needs: the number of calls of each

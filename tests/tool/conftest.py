@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """pytest configuration of the tool tests: scripts/ (the aprof_trms package) and this
 directory (toolrun, callgrind_out) are importable by the test modules."""
 import sys

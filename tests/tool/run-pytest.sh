@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Runs the Python test suites (tool regression tests and the scripts' tests)
 # with pytest. Run by `make check`, which exports PYTHON3 (the interpreter
 # configure chose), APROF_SRCDIR (the source tree), APROF_TEST_PROGRAMS (the

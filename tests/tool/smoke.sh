@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Smoke test of the Valgrind tool, run from the build tree (not installed).
 # Run by `make check`, which exports VALGRIND, APROF_VGLIB (the private
 # VALGRIND_LIB directory), APROF_VG_IN_PLACE, APROF_TOOL_NAME and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Programs that touch gigabytes get whole reports (tests/tool/programs/bigmem.cc).
 
 Shadow memory comes from large regions (aprof-trms/core/shadow_allocator.h):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Caller-to-callee edges (the report's call records): exact call counts for
 one routine called from two callers, recursion, and the cases where the
 shadow stack is unwound without returns (C++ exceptions, longjmp, signal

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Activation counts against callgrind's call counts on real Debian programs.
 
 Both tools run the same deterministic command; for every function that both

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Round trip of the callgrind export (scripts/aprof_trms/callgrind_export.py):
 a report exported and read back by callgrind_annotate (Valgrind's own reader)
 gives the report's total cost, each routine's self cost and TRMS sum, the

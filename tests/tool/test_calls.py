@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Call/return detection: exact activation counts for recursion, tail calls,
 indirect calls, the PLT, C++ exceptions and longjmp
 (shared/notes/call-return-detection.md, "Cases the tests must cover")."""

@@ -1,9 +1,9 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The short mode of the case studies (scripts/case-studies/run.py --short):
 # MariaDB and vips profiled under the tool, and the properties of the paper's
 # findings that hold on every run, whatever the scheduling.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """Case studies on real software, short mode (70 to 90 s of CPU time; 5 to 12
 minutes of wall time on this shared 2-core machine).
 

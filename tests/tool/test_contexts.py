@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Calling contexts (--collect-context=yes, report format 4): one routine
 with two cost functions from two callers, recursion folding, threads,
 signal handlers, exceptions and longjmp, a million-deep recursion, the

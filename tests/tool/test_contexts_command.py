@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The contexts command (scripts/contexts.py) on a real report: the test
 program's work(n, passes) called by linear_caller (one pass: cost ~n) and
 by quadratic_caller (n passes: cost ~n^2), profiled with

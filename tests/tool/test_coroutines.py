@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Stack switches: generators on their own stacks (ucontext), below and above
 the stack of the routine that resumes them, in the main thread and in a
 worker thread (tests/tool/programs/coroutines.cc; docs/manual.md, "Routines,

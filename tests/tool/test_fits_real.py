@@ -1,9 +1,9 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Fits of a real program's routines, profiled by the tool: the case of issue
 # 10 in which a routine whose cost rose by orders of magnitude was fitted as
 # a constant.
 #
 # Copyright (C) 2026, the aprof-trms authors.
-# SPDX-License-Identifier: GPL-2.0-or-later
 """sqlite3 runs a quadratic self-join (no index: a nested loop over all
 pairs of rows) on tables of growing size, each row 100 bytes of padding so
 that a table scan reads input proportional to its rows. Each join is one

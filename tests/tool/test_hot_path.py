@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The generated code of the access hooks, against tests/tool/hot_path_baseline.txt.
 
 Every memory access of the client calls one of these hooks (OnRead, OnWrite

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """--input-sources=yes: each routine's induced reads by producer thread and
 routine, or by system call (issue 14). The programs make the answers exact:
 the paper's producer/consumer, a read() loop, two producers filling the two

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Input sizes: RMS and TRMS of routines whose input is known exactly
 (paper, section 2: a loop over an array, producer/consumer over one cell,
 buffered reads from the kernel)."""

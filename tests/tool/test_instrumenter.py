@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """What the instrumenter must preserve, with exact answers: accesses of every
 kind in one superblock (tests/tool/programs/accesses.cc) and read-modify-
 writes of a cell shared with another thread (sharedrmw.cc). Each program's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """What the tool tells about itself (docs/manual.md, "Statistics and sanity
 checks"): the statistics of --stats=yes and -v, and Valgrind's sanity
 checks (--sanity-level) run on the tool's state during real programs whose

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Routine names and locations (docs/report-format.md, routine record):
 source file and line from debug information, symbol-less routines named by
 object address and object as callgrind does, and a symbol-less dispatcher

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """--skip-routine, --collect-atstart with client requests, --cost-metric and
 --overflow-threshold."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The report file: name, header records, command-line options and errors."""
 import os
 import re

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The report file: names refused at start-up (directories, names too long
 for the temporary suffix), write errors that give the system's reason
 (RLIMIT_FSIZE, a full file system) and leave no partial report, and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Signal handlers: plain, on an alternate stack (below and above the
 interrupted stack), and leaving by siglongjmp."""
 import pytest

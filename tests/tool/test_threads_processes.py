@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Threads, fork, and programs that end abruptly (exit() deep in the stack,
 exit() from another thread, fatal signals): the report must be complete."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Running programs under aprof-trms from the build tree, for the tool tests.
 
 Environment (exported by `make check`, see tests/tool/Makefile.inc):

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The naive algorithm of Figure 10 (naive_oracle.h), for the differential
+// tests.
 #include "naive_oracle.h"
 
 namespace aprof::testing {

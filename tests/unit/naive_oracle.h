@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The naive algorithm of Figure 10, extended with RMS and with the split of
 // induced first accesses by source. Slow and literal on purpose: it keeps,
 // for every pending activation, the set of cells it (or its descendants)

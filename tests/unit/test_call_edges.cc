@@ -1,8 +1,8 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Caller-to-callee edges of the profile: exact call counts and inclusive
 // costs for calls, recursion, coroutine runs and collection switched off.
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #include <gtest/gtest.h>
 
 #include "core/engine.h"

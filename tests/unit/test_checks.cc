@@ -1,10 +1,10 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The internal checks (core/platform.h): a failed comparison names its
 // condition and prints both operands; a passing one evaluates each operand
 // once; the engine's own checks fire where its callers break an invariant,
 // and its debug-only checks are on in the unit tests.
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #include <gtest/gtest.h>
 
 #include "core/internal_vector.h"

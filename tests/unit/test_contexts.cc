@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Calling contexts (context_tree.h): the engine's context of every
 // activation against a naive model that keeps each thread's explicit stack
 // of routines and computes every context path by folding and truncating the
@@ -7,7 +8,6 @@
 // routine's context records add up to its routine records.
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Activations that run in pieces (coroutines, Engine::Suspend): on random
 // traces, an engine that suspends and resumes activations must measure each
 // of them as the sum of its runs measured by a plain engine in which every

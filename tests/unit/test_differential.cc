@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The engine against the naive algorithm (Figure 10) on thousands of random
 // multi-thread traces: every completed activation's TRMS, RMS, induced split
 // and costs must match, at every memory resolution.

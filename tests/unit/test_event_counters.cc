@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The slow-path event counters of --stats=yes (APROF_STATS, on in the unit
 // tests): exact counts on accesses whose path is known.
 #include <gtest/gtest.h>

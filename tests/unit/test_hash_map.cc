@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The profile tables' layout: the hash map (dense entries behind an index
 // of hash-tagged slots) against std::map, including keys whose hashes
 // collide in part or in full, growth, stable references and the checked
@@ -5,7 +6,6 @@
 // three words, carries included.
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #include <gtest/gtest.h>
 
 #include <map>

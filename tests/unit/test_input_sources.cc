@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // --input-sources: who wrote the cells behind each induced read. The engine
 // against the naive oracle on random traces, through renumbering, and on
 // the hand-written programs of issue 14 whose answers are exact.
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #include <gtest/gtest.h>
 
 #include "naive_oracle.h"

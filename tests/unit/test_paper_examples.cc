@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Exact values for the worked examples of the paper (Examples 1-4,
 // Figures 1-3) and of the slides' RMS walkthrough. Each trace also runs
 // through the naive oracle, so the expected numbers are checked twice.

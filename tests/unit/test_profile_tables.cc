@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The profile tables against the naive algorithm: on random multi-thread
 // traces, every (thread, metric, routine, input size) tuple of the engine
 // must equal the aggregate of the naive oracle's activations with that input
@@ -7,7 +8,6 @@
 // own ones, and both (whose tuples are merged).
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #include <gtest/gtest.h>
 
 #include <map>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Counter-overflow renumbering (Figure 13): with a threshold so low that the
 // counter is renumbered every few dozen events, every activation and every
 // profile table must be identical to a run that never renumbers, and to the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The consistency checks behind --sanity-level: each invariant of the
 // shadow stack, broken on purpose, is reported with its frame; the engine
 // passes every check, shadow walk included, after every event of random

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Shadow memory at the extremes of the address space, at every resolution,
 // across chunk boundaries; the region allocator under it; forgetting
 // unmapped memory; thread-id reuse.

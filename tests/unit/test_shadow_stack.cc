@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The shadow stack on its own: the owner search against a linear scan at
 // every depth up to several hundred frames (the random engine traces stay
 // shallow), and frames pushed into storage that earlier frames used.
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 #include <gtest/gtest.h>
 
 #include <random>

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Event traces for the engine tests (trace.h): running them, random traces,
+// printing.
 #include "trace.h"
 
 #include <sstream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Event traces for the engine tests: a trace is what the Valgrind glue would
 // feed the engine. The same trace runs through the engine and through the
 // naive oracle, and their activations are compared.

@@ -1,10 +1,10 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Callers, callees and calling contexts of the routine shown in the HTML
 // report (aprof_trms/html_calls.py gives the data; html.py inlines this file
 // after report.js, whose helpers it uses: el, chart, fitLine, routineLink,
 // objectName, compact).
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 "use strict";
 
 function sharePct(cost) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Script of the aprof-trms HTML report (aprof_trms/html.py inlines it):
 // reads the JSON data of the page and draws the header, the routine table
 // (only the rows in view, so that 20,000 routines stay fast), the plots of
@@ -5,7 +6,6 @@
 // No library and no network access: the file works offline.
 //
 // Copyright (C) 2026, the aprof-trms authors.
-// SPDX-License-Identifier: GPL-2.0-or-later
 "use strict";
 
 const DATA = JSON.parse(document.getElementById("data").textContent);

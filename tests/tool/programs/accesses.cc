@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Memory accesses the instrumenter must turn into exactly the right events,
    each in a leaf routine written in assembly so that its instruction
    sequence (and which accesses share one superblock) is fixed.

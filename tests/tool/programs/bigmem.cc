@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Large memory: one routine writes, another reads, one int every STRIDE
    bytes of an anonymous mapping of MIB MiB, in ROUNDS rounds that each map,
    touch and unmap the memory again.

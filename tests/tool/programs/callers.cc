@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* One routine called from several callers.
 
    usage: callers A_CALLS C_CALLS N

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Indirect calls: through function pointers and through the PLT.
 
    usage: calls fnptr K | plt K

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Collection control with client requests (aprof-trms/aprof-trms.h).
 
    usage: collect

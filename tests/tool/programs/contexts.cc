@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Calling contexts (--collect-context=yes).
 
    usage: contexts callers N... | threads K N | deep D

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Generators on their own stacks (ucontext: makecontext/swapcontext).
 
    usage: coroutines PLACEMENT THREAD G K N [ROUNDS | escape | again]

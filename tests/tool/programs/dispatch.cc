@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* A dispatcher through a function pointer, run from a stripped binary
    (issue 10, item 8): built with -O2, dispatch() is a single indirect jump
    (`jmp *(%rsi)`, a tail call through o->fn), the shape of a PLT stub but not

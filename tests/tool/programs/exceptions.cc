@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* C++ exceptions thrown through several frames.
 
    usage: exceptions K

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Programs that end abruptly: the report must still be complete.
 
    usage: exiting deep D         descend(D) recurses to descend(0), which

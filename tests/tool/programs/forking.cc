@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fork: parent and child keep running the same code.
 
    usage: forking | forking exec K | forking after-exec K

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* longjmp out of recursion.
 
    usage: longjmp DEPTH REPS

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Producer/consumer over ONE shared int cell (paper, Figure 1 / Example 2).
 
    usage: prodcons spin|sem N

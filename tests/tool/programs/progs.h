@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Shared helpers of the aprof-trms tool test programs.
 
    The programs are compiled as C++ but written in a C style: every routine a

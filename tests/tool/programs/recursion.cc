@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Deep recursion.
 
    usage: recursion direct D | mutual D | tree D | bigframe D

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Read-modify-writes and other access sequences on ONE shared 8-byte cell
    pair, seen by another thread: their writes must reach the global write
    timestamps, or the other thread's reads stop being thread-induced.

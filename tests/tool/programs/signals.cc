@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Signal handlers.
 
    usage: signals raise K | altstack K | altstack-thread K | siglongjmp K

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Where a routine's input came from (--input-sources=yes).
 
    usage: sources halves ROUNDS CELLS   two producer threads fill the two

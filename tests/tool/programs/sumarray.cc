@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* One routine reading an array of n ints (paper, section 2: RMS of a loop
    over its input).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Memory written or read by the kernel on behalf of system calls.
 
    usage: syscalls read K PATH     write K chunks of 16 bytes to PATH, then

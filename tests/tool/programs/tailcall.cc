@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Tail calls: a routine that leaves by jumping to another one.
 
    usage: tailcall compiled K M | asm K M | asm-mutual D

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Threads one after the other, each touching memory of its own: a thread's
    shadow memory must be given back when it exits.
 
