@@ -51,53 +51,36 @@ TEST(ShadowStackSanity, ConsistentStacksPass) {
   EXPECT_FALSE(stack.FindInconsistency(30, 9)) << "the top started at the counter and the clock";
 }
 
+// One invariant broken on a consistent stack of three activations (or a
+// counter or clock it no longer fits), and the frame a check must name.
+struct BrokenInvariant {
+  const char* what;
+  size_t frame;
+  void (*breaks)(ShadowStack& stack);
+  Timestamp now = kNow;
+  u64 cost_now = kCostNow;
+};
+
 TEST(ShadowStackSanity, EachBrokenInvariantIsNamedWithItsFrame) {
-  {
+  const BrokenInvariant cases[] = {
+      {"the root's timestamp changed", 0, [](ShadowStack& s) { s.at(0).ts = 2; }},
+      {"timestamps do not increase upwards", 2,
+       [](ShadowStack& s) { s.at(2).ts = 10; }},  // equal to its parent's
+      {"a timestamp is above the counter", 3, [](ShadowStack&) {}, /*now=*/29},
+      {"entry costs decrease upwards", 3, [](ShadowStack& s) { s.at(3).entry_cost = 6; }},
+      {"an entry cost is above the cost clock", 3, [](ShadowStack&) {}, kNow, /*cost_now=*/8},
+      {"completed children cost more than their parent ran", 2,
+       [](ShadowStack& s) { s.at(2).children_cost = kCostNow - 7 + 1; }},
+      {"a partial TRMS is below its partial RMS", 1, [](ShadowStack& s) { s.at(1).rms = 1; }},
+      {"a pending activation's RMS is negative", 2,  // nothing above gives it back
+       [](ShadowStack& s) { s.at(2).rms = s.at(2).trms = -1; }},
+  };
+  for (const BrokenInvariant& broken : cases) {
+    SCOPED_TRACE(broken.what);
     ShadowStack stack;
     PushThree(stack);
-    stack.at(0).ts = 2;
-    ExpectBroken(stack, "the root's timestamp changed", 0);
-  }
-  {
-    ShadowStack stack;
-    PushThree(stack);
-    stack.at(2).ts = 10;  // equal to its parent's
-    ExpectBroken(stack, "timestamps do not increase upwards", 2);
-  }
-  {
-    ShadowStack stack;
-    PushThree(stack);
-    ExpectBroken(stack, "a timestamp is above the counter", 3, /*now=*/29);
-  }
-  {
-    ShadowStack stack;
-    PushThree(stack);
-    stack.at(3).entry_cost = 6;
-    ExpectBroken(stack, "entry costs decrease upwards", 3);
-  }
-  {
-    ShadowStack stack;
-    PushThree(stack);
-    ExpectBroken(stack, "an entry cost is above the cost clock", 3, kNow, /*cost_now=*/8);
-  }
-  {
-    ShadowStack stack;
-    PushThree(stack);
-    stack.at(2).children_cost = kCostNow - 7 + 1;
-    ExpectBroken(stack, "completed children cost more than their parent ran", 2);
-  }
-  {
-    ShadowStack stack;
-    PushThree(stack);
-    stack.at(1).rms = 1;  // trms 0
-    ExpectBroken(stack, "a partial TRMS is below its partial RMS", 1);
-  }
-  {
-    ShadowStack stack;
-    PushThree(stack);
-    stack.at(2).rms = -1;  // nothing above gives it back
-    stack.at(2).trms = -1;
-    ExpectBroken(stack, "a pending activation's RMS is negative", 2);
+    broken.breaks(stack);
+    ExpectBroken(stack, broken.what, broken.frame, broken.now, broken.cost_now);
   }
 }
 
