@@ -38,6 +38,9 @@ class ShadowMemory {
   ShadowMemory(const ShadowMemory&) = delete;
   ShadowMemory& operator=(const ShadowMemory&) = delete;
 
+  // Entries of the chunk cache (below), direct-mapped by chunk index.
+  static constexpr uptr kCachedChunks = 16;
+
   uptr cells_per_chunk() const { return cell_in_chunk_mask_ + 1; }
   // Number of cells in the covered address space.
   uptr cell_limit() const { return kAddressLimit >> shift_; }
@@ -153,7 +156,6 @@ class ShadowMemory {
     uptr index = ~uptr{0};  // no chunk has this index
     Timestamp* chunk = nullptr;
   };
-  static constexpr uptr kCachedChunks = 16;
 
   const unsigned shift_;
   // Derived from shift_, kept to spare the access path their computation.

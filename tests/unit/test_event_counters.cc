@@ -11,9 +11,9 @@ namespace {
 
 static_assert(kCountEvents, "the unit tests are built with APROF_STATS");
 
-// The chunk cache is direct-mapped over 16 entries: cycling through 17
-// chunks whose indexes share an entry misses every time; revisiting a
-// cached chunk does not.
+// The chunk cache is direct-mapped: cycling through two chunks whose
+// indexes share an entry misses every time; revisiting a cached chunk does
+// not.
 TEST(EventCounters, ChunkCacheMissesAreCountedExactly) {
   ShadowAllocator allocator(/*resolution_shift=*/2);
   ShadowMemory memory(allocator, ShadowKind::kThread);
@@ -24,7 +24,8 @@ TEST(EventCounters, ChunkCacheMissesAreCountedExactly) {
   *memory.Slot(cells_per_chunk - 1) = 1;
   EXPECT_EQ(memory.cache_misses(), 1u) << "same chunk: cached";
   for (int round = 0; round < 3; ++round)
-    for (uptr i = 0; i < 2; ++i) *memory.Slot(i * 16 * cells_per_chunk) = 1;  // same entry
+    for (uptr i = 0; i < 2; ++i)
+      *memory.Slot(i * ShadowMemory::kCachedChunks * cells_per_chunk) = 1;  // same entry
   EXPECT_EQ(memory.cache_misses(), 1u + 6u - 1u) << "chunk 0 was cached before the first round";
   EXPECT_EQ(memory.Get(5 * cells_per_chunk), 0u);  // never allocated: a miss, and stays one
   EXPECT_EQ(memory.Get(5 * cells_per_chunk), 0u);
