@@ -120,9 +120,11 @@ bool ShadowMemory::CacheAgreesWithTables() const {
   for (uptr i = 0; i < kCachedChunks; ++i) {
     const CachedChunk& cached = cache_[i];
     if (cached.index == CachedChunk().index) continue;  // empty
-    if ((cached.index & (kCachedChunks - 1)) != i || cached.index >> kSecondaryBits >= kPrimaryEntries)
-      return false;
-    if (cached.chunk == nullptr || TableChunk(cached.index) != cached.chunk) return false;
+    const uptr index = cached.index & ~kAbsentChunk;
+    if ((index & (kCachedChunks - 1)) != i || index >> kSecondaryBits >= kPrimaryEntries) return false;
+    // An absent entry must hold no chunk, and the tables none either.
+    const bool absent = cached.index != index;
+    if ((cached.chunk == nullptr) != absent || TableChunk(index) != cached.chunk) return false;
   }
   return true;
 }

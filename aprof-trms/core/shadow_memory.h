@@ -39,7 +39,7 @@ class ShadowMemory {
   ShadowMemory& operator=(const ShadowMemory&) = delete;
 
   // Entries of the chunk cache (below), direct-mapped by chunk index.
-  static constexpr uptr kCachedChunks = 16;
+  static constexpr uptr kCachedChunks = 256;
 
   uptr cells_per_chunk() const { return cell_in_chunk_mask_ + 1; }
   // Number of cells in the covered address space.
@@ -66,12 +66,15 @@ class ShadowMemory {
     }
   }
 
-  // Timestamp of a cell, 0 if it was never written.
+  // Timestamp of a cell, 0 if it was never written. A chunk never
+  // allocated is cached too, as absent: reads of memory nobody wrote (a
+  // mapped file, read-only data) then skip the table walk as well.
   Timestamp Get(uptr cell) {
     const uptr chunk_index = ChunkIndexOf(cell);
     const CachedChunk& cached = cache_[chunk_index & (kCachedChunks - 1)];
-    const Timestamp* chunk =
-        APROF_LIKELY(cached.index == chunk_index) ? cached.chunk : UncachedChunk(chunk_index);
+    const Timestamp* chunk = APROF_LIKELY((cached.index & ~kAbsentChunk) == chunk_index)
+                                 ? cached.chunk
+                                 : UncachedChunk(chunk_index);
     return chunk ? chunk[cell & cell_in_chunk_mask_] : 0;
   }
 
@@ -133,10 +136,14 @@ class ShadowMemory {
   // Out of line, so that the cached path of Slot() needs no stack frame in
   // the access hooks.
   APROF_NOINLINE Timestamp* UncachedSlot(uptr cell);
-  // Get()'s lookup past the cache: null for a chunk never allocated.
+  // Get()'s lookup past the cache: null for a chunk never allocated, which
+  // the cache then holds as absent (flagged, so that Slot() takes it for a
+  // miss and allocates).
   Timestamp* UncachedChunk(uptr chunk_index) {
     APROF_COUNT_EVENT(cache_misses_);
-    return ChunkFor(chunk_index, /*allocate=*/false);
+    Timestamp* chunk = ChunkFor(chunk_index, /*allocate=*/false);
+    if (!chunk) cache_[chunk_index & (kCachedChunks - 1)] = {chunk_index | kAbsentChunk, nullptr};
+    return chunk;
   }
   // The tables' chunk of chunk_index, or null, leaving the cache alone.
   Timestamp* TableChunk(uptr chunk_index) const;
@@ -153,9 +160,12 @@ class ShadowMemory {
   // a few regions at a time (stack, heap, globals, I/O buffers), each of
   // which usually keeps its entry, so most lookups skip both table levels.
   struct CachedChunk {
-    uptr index = ~uptr{0};  // no chunk has this index
+    uptr index = ~uptr{0};  // no chunk has this index, flagged or not
     Timestamp* chunk = nullptr;
   };
+  // The flag of a cache entry that holds a chunk index with no chunk (Get()
+  // only): chunk indexes have 31 bits.
+  static constexpr uptr kAbsentChunk = uptr{1} << 63;
 
   const unsigned shift_;
   // Derived from shift_, kept to spare the access path their computation.
