@@ -64,9 +64,10 @@ def test_sanity_level_4_walks_the_shadow_through_renumbering(tmp_path):
     check_counts(run, run.report, {"walk": 2047}, prog)
 
 
-def test_default_level_checks_only_at_exit(tmp_path):
-    """At the default level Valgrind checks once, at exit, after the tool
-    printed its statistics: none has run when they are printed."""
+def test_a_run_shorter_than_a_time_slice_is_checked_at_exit_only(tmp_path):
+    """At the default level Valgrind checks at the end of each time slice
+    (100,000 superblocks) and once at exit, after the tool printed its
+    statistics: a run shorter than a slice has none when they are printed."""
     run = run_tools(tmp_path, [Spec([program("recursion"), "direct", "1000"], ["--stats=yes"])])[0]
     assert sanity_checks(run) == (0, 0)
 
