@@ -58,6 +58,13 @@ void Engine::ExitThread(ThreadId tid) {
   Delete(thread);
 }
 
+u64 Engine::thread_cache_misses() const {
+  u64 misses = stats_.exited_thread_cache_misses;
+  for (const LiveThread* thread : live_)
+    if (thread) misses += thread->memory.cache_misses();
+  return misses;
+}
+
 void Engine::ExitAllThreads() {
   for (ThreadId tid = 0; tid < live_.size(); ++tid) ExitThread(tid);
 }

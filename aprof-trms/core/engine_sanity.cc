@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The engine's consistency checks, run by Valgrind's sanity checking
 // (--sanity-level) and by the tests: each names the first invariant that
-// does not hold, so that a failure on a real program says what broke. And
-// the statistics that walk the threads.
+// does not hold, so that a failure on a real program says what broke.
 #include "engine.h"
 #include "platform.h"
 
@@ -54,13 +53,6 @@ Inconsistency Engine::FindInconsistency(bool walk_shadow) {
   if (!global_writes_.AllSlotsAtMost(kTimeMask, count_))
     return fail("a cell was written after the counter", nullptr);
   return found;
-}
-
-u64 Engine::thread_cache_misses() const {
-  u64 misses = stats_.exited_thread_cache_misses;
-  for (const LiveThread* thread : live_)
-    if (thread) misses += thread->memory.cache_misses();
-  return misses;
 }
 
 }  // namespace aprof
