@@ -34,6 +34,7 @@ import argparse
 import dataclasses
 import os
 import sys
+import textwrap
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import cli
@@ -155,6 +156,9 @@ class Style:
 
 
 COLORS = {"trms": "tab:blue", "rms": "tab:orange"}
+# Characters per line of a fit note in the legend (about the width of the
+# fit's formula line at the default size).
+LEGEND_NOTE_WIDTH = 50
 
 
 def _keep(xs, ys, style: Style) -> Tuple[list, list, int]:
@@ -249,7 +253,8 @@ def draw_cost(ax, np, aprof_fit, routine, metric: str, fit: FitInfo, style: Styl
             ax.plot([], [], " ", label=apl.tex_escape(
                 f"runner-up: {aprof_fit.model_label(ru)} (Δ{method} {delta:+.1f})"))
         for note in fit.result.notes + [f"inconclusive: {d}" for d in fit.result.doubts]:
-            ax.plot([], [], " ", label=apl.tex_escape(note if len(note) < 60 else note[:57] + "..."))
+            # Wrapped, never cut: what a note says was left out is the point of it.
+            ax.plot([], [], " ", label=apl.tex_escape(textwrap.fill(note, LEGEND_NOTE_WIDTH)))
     else:
         # In the legend, which matplotlib places away from the points: a
         # box in the middle hid a lone point.

@@ -90,6 +90,23 @@ def test_points_above_the_fit_line_and_lone_point_visible(tmp_path):
     plt.close(fig)
 
 
+def test_fit_notes_wrapped_whole_in_the_legend(tmp_path):
+    # Every fifth size takes a path 10x cheaper: the fit leaves those points
+    # out and says so in a note longer than a legend line.
+    cheap = synthetic.Routine("cheap", lambda n: n * n / (10 if n % 5 == 0 else 1), range(20, 80),
+                              rms=lambda n: n)
+    r = routine_of(tmp_path, cheap)
+    note = next(n for n in aprof_plot.fit_of(aprof_fit, r, "trms").result.notes
+                if n.startswith("fitted on the upper envelope"))
+    assert len(note) > aprof_plot.LEGEND_NOTE_WIDTH
+    plt, fig = figure(r)
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    shown = next(t for t in labels if t.startswith("fitted on the upper envelope"))
+    assert " ".join(shown.split()) == note
+    assert all(len(line) <= aprof_plot.LEGEND_NOTE_WIDTH for line in shown.splitlines())
+    plt.close(fig)
+
+
 def test_one_panel_when_trms_equals_rms_everywhere(tmp_path):
     same = routine_of(tmp_path, synthetic.Routine("same", lambda n: 3 * n, synthetic.sizes(8)))
     assert aprof_plot.same_sizes(same)
