@@ -323,3 +323,24 @@ def test_doubts_few_sizes_low_r2_thin_margin():
     assert any("distinct sizes" in d for d in few.doubts)
     noisy = af.fit_points(*points(synthetic.COSTS["n"], count=20, noise=0.9, name="noisy"))
     assert any(d.startswith("R^2") for d in noisy.doubts), (noisy.best.r2, noisy.doubts)
+
+
+@pytest.mark.parametrize("model", FIXED)
+def test_fits_of_the_class_meet_the_largest_sizes(model):
+    result = af.fit_points(*points(synthetic.COSTS[model], noise=0.01, name=model))
+    assert not any(d.startswith("misses the largest sizes") for d in result.doubts), result.doubts
+
+
+def test_a_steeper_regime_at_the_largest_sizes_is_a_doubt():
+    # memcpy under Valgrind: 0.03 blocks per cell up to 2047 cells, then one
+    # block per byte (rep movsb) on a few large copies. Relative least squares
+    # follow the 300 small sizes and pass far below the large ones.
+    small = list(range(8, 2048, 7))
+    large = [2735, 5467, 16801, 61617, 140617]
+    sizes = small + large
+    costs = [5 + 0.03 * n for n in small] + [4 * n for n in large]
+    result = af.fit_points(sizes, costs)
+    ratio, count = af._tail_ratio(result)
+    assert ratio < 1 / af.TAIL_MISS and count == 3        # 16801 and up: within 10x of the largest
+    assert any(d.startswith("misses the largest sizes") for d in result.doubts), result.doubts
+    assert not result.conclusive
