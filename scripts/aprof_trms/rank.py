@@ -24,7 +24,8 @@ less than such a routine's own predicted inclusive cost; at most 100%.
 
 The fit's trust decides first: a fit with doubts (aprof_fit: fewer than
 CONFIDENT_SIZES sizes, R^2 below CONFIDENT_R2, a free exponent at its bound,
-a runner-up of another growth about as good, two regimes) is labelled
+a runner-up of another growth about as good, two regimes, a model off by
+more than TAIL_MISS times at the largest sizes) is labelled
 inconclusive and comes after every confident one, whatever its prediction.
 Each row says in one line why it is where it is. Routines chosen by name or
 with --all that cannot be fitted follow, with the reason.
@@ -238,7 +239,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         epilog="Predicted cost = cumulative cost x f(K n_max) / f(n_max), f the fitted cost "
         "function (aprof_trms/fit.py, chosen by AICc). A fit is inconclusive with fewer than "
         f"{aprof_fit.CONFIDENT_SIZES} sizes, R^2 below {aprof_fit.CONFIDENT_R2:g}, a free "
-        "exponent at its bound, a runner-up of another growth about as good, or two regimes. "
+        "exponent at its bound, a runner-up of another growth about as good, two regimes, or "
+        f"a model off by more than {aprof_fit.TAIL_MISS:g}x at the largest sizes. "
         "Exit status: 0 done, 1 bad input, 2 bad usage.")
     p.add_argument("reports", nargs="+", metavar="REPORT|DIR",
                    help="aprof-trms reports, or directories of aprof-trms.out.* files (all merged)")
