@@ -461,12 +461,12 @@ def _tail_ratio(result: "FitResult") -> Tuple[float, int]:
     one block per byte of `rep movsb`)."""
     n = np.asarray(result.sizes, dtype=float)
     y = np.asarray(result.costs, dtype=float)
-    largest = np.unique(n)[::-1]
+    largest = np.unique(n)[::-1]   # at least MIN_DISTINCT_SIZES of them
     count = max(3, int(np.count_nonzero(largest * TAIL_SPAN >= largest[0])))
-    tail = np.isin(n, largest[:count])
+    tail = n >= largest[count - 1]
     with np.errstate(all="ignore"):
         ratios = np.asarray(result.best.predict(n[tail]), dtype=float) / np.maximum(y[tail], 1.0)
-    return float(np.median(ratios)), min(count, largest.size)
+    return float(np.median(ratios)), count
 
 
 def _doubts(result: "FitResult") -> List[str]:
