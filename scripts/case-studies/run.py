@@ -56,15 +56,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests", "benchmarks"))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
+sys.path.insert(0, os.path.join(REPO, "scripts", "lib"))
+import debian_packages  # noqa: E402
 import tool_benchmark as bench  # noqa: E402  (server and vips helpers)
 from aprof_trms import profile as aprof_profile  # noqa: E402
 
 PYTHON = "/usr/bin/python3"
-PACKAGES = {  # program -> Debian package
-    "mariadbd": "mariadb-server", "mariadb-install-db": "mariadb-server",
-    "mariadb": "mariadb-client", "mariadb-admin": "mariadb-client",
-    "mysqlslap": "mariadb-client", "vips": "libvips-tools",
-}
+PROGRAMS = ["mariadbd", "mariadb-install-db", "mariadb", "mariadb-admin", "mysqlslap", "vips"]
 
 
 class Mode:
@@ -102,14 +100,14 @@ def die(message: str) -> NoReturn:
 def ensure_programs(install: bool) -> None:
     """Every program on PATH (/usr/sbin included), installed with apt-get when
     missing and allowed; otherwise a message naming the package."""
-    if "/usr/sbin" not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = os.environ.get("PATH", "") + os.pathsep + "/usr/sbin"
-    missing = sorted({pkg for prog, pkg in PACKAGES.items() if shutil.which(prog) is None})
+    os.environ["PATH"] = debian_packages.search_path()
+    absent = [prog for prog in PROGRAMS if debian_packages.find_program(prog) is None]
+    missing = sorted({debian_packages.package_of(prog) for prog in absent})
     if not missing:
         return
     if not install:
         die("missing programs: %s; install the Debian package(s): apt-get install %s"
-            % (", ".join(p for p in PACKAGES if shutil.which(p) is None), " ".join(missing)))
+            % (", ".join(absent), " ".join(missing)))
     log("installing %s" % " ".join(missing))
     sudo = [] if os.geteuid() == 0 else ["sudo"]
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")

@@ -8,21 +8,16 @@ APROF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 APROF_BUILD="$APROF_ROOT/build"
 APROF_MAKE_JOBS=${APROF_MAKE_JOBS:-2}
 
-# Debian 12 packages: toolchain, Valgrind (headers + core libraries), test and
-# benchmark libraries, Python analysis stack, and the real programs the tool
-# tests profile (gzip is essential; sqlite3 is compared with callgrind;
-# MariaDB and vips are the case studies, tests/tool/test_case_studies.py),
-# man-db to check the installed manual page, and the headless browser that
-# tests the HTML report (chromium, chromium-driver, python3-selenium); ccache
-# speeds up the rebuilds of `make mutation-check`.
-APROF_DEBIAN_PACKAGES=(
-  build-essential autoconf automake pkg-config valgrind ccache
-  libgtest-dev googletest libbenchmark-dev
-  python3-pytest python3-matplotlib python3-numpy python3-scipy
-  sqlite3 mariadb-server mariadb-client libvips-tools
-  man-db
-  chromium chromium-driver python3-selenium
-)
+# The Debian 12 packages to install: the first column of debian-packages.txt,
+# which also names the programs each provides and what needs them (one table
+# for this script, the tests, the benchmark harness and the case studies).
+APROF_PACKAGE_TABLE="$APROF_ROOT/scripts/lib/debian-packages.txt"
+APROF_DEBIAN_PACKAGES=()
+while read -r aprof_package _; do
+  case "$aprof_package" in ''|'#'*) continue ;; esac
+  APROF_DEBIAN_PACKAGES+=("$aprof_package")
+done <"$APROF_PACKAGE_TABLE"
+unset aprof_package
 
 aprof_log() {
   printf '==> %s\n' "$*" >&2

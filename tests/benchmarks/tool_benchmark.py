@@ -25,7 +25,7 @@ its threads. Slowdowns vs native therefore include the loss of parallelism;
 slowdowns vs ``none`` do not.
 
 Workloads (``WORKLOADS``) are declarative entries: a name, the programs they
-need and the Debian package that provides them, a setup function that
+need (scripts/lib/debian-packages.txt names their Debian packages), a setup function that
 generates deterministic inputs into a work directory (untimed, once), a
 builder of the command line for a given number of threads, optional extra
 environment variables, the input size for ``--quick`` and ``--full`` and the
@@ -150,7 +150,10 @@ import time
 from typing import Callable, Dict, List, NoReturn, Optional
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-GNU_TIME = "/usr/bin/time"
+sys.path.insert(0, os.path.join(REPO, "scripts", "lib"))
+from debian_packages import ProgramMissing, find_program, needs_program, search_path  # noqa: E402
+
+GNU_TIME = "/usr/bin/time"  # the program `time`, not the shell's keyword
 MIB = 1 << 20
 
 Inputs = Dict[str, str]  # named inputs (paths, parameters) made by a setup
@@ -246,8 +249,7 @@ class Workload:
     command: Callable[[Inputs, int], List[str]]
     quick_size: int
     full_size: int
-    programs: List[str]  # executables that must be on PATH
-    package: str  # the Debian package(s) providing them, as given to apt-get
+    programs: List[str]  # executables that must be on PATH (each in debian-packages.txt)
     size_text: Callable[[int], str] = mib  # a size, for humans
     # env(threads) -> variables added to the environment of the command.
     env: Callable[[int], Dict[str, str]] = no_env
@@ -432,7 +434,6 @@ WORKLOADS: List[Workload] = [
         quick_size=4 * MIB,
         full_size=32 * MIB,
         programs=["pigz"],
-        package="pigz",
     ),
     Workload(
         name="xz",
@@ -442,7 +443,6 @@ WORKLOADS: List[Workload] = [
         quick_size=2 * MIB,  # xz is ~10x slower than pigz per byte
         full_size=16 * MIB,
         programs=["xz"],
-        package="xz-utils",
     ),
     Workload(
         name="zstd",
@@ -452,7 +452,6 @@ WORKLOADS: List[Workload] = [
         quick_size=16 * MIB,  # zstd is ~4x faster than pigz per byte
         full_size=128 * MIB,
         programs=["zstd"],
-        package="zstd",
     ),
     Workload(
         name="vips",
@@ -464,7 +463,6 @@ WORKLOADS: List[Workload] = [
         full_size=6000,
         size_text=lambda side: "%dx%d px" % (side, side),
         programs=["vips"],
-        package="libvips-tools",
     ),
     Workload(
         name="sqlite3",
@@ -479,7 +477,6 @@ WORKLOADS: List[Workload] = [
         full_threads=1,
         multithreaded=False,
         programs=["sqlite3"],
-        package="sqlite3",
     ),
     Workload(
         name="mariadb",
@@ -496,7 +493,6 @@ WORKLOADS: List[Workload] = [
         reset=mariadb_reset,
         server=MARIADB,
         programs=["mariadbd", "mariadb-install-db", "mysqlslap", "mariadb-admin"],
-        package="mariadb-server mariadb-client",
     ),
 ]
 
@@ -998,7 +994,7 @@ def parse_args(argv):
     parser.add_argument("--build", default=os.path.join(REPO, "build"),
                         help="build directory holding aprof-trms/vg-in-place "
                              "[default: <repo>/build]")
-    parser.add_argument("--valgrind", default=shutil.which("valgrind") or "/usr/bin/valgrind",
+    parser.add_argument("--valgrind", default=find_program("valgrind") or "/usr/bin/valgrind",
                         help="valgrind launcher for the stock tools [default: from PATH]")
     parser.add_argument("--tools", default=",".join(DEFAULT_TOOLS),
                         help="comma-separated tools, in run order [default: %(default)s]")
@@ -1053,9 +1049,10 @@ def select_workloads(spec: str) -> List[Workload]:
                  % (spec, ", ".join(w.name for w in WORKLOADS)))
     for w in workloads:
         for prog in w.programs:
-            if shutil.which(prog) is None:
-                sys.exit("error: workload %s needs `%s` on PATH; it comes with Debian: "
-                         "apt-get install %s" % (w.name, prog, w.package))
+            try:
+                needs_program(prog)
+            except ProgramMissing as e:
+                sys.exit("error: workload %s: %s" % (w.name, e))
     return workloads
 
 
@@ -1152,6 +1149,19 @@ def json_record(args, tool_names: List[str], cases: Dict[str, Case], runs, elaps
     }
 
 
+def check_writable(path: str) -> None:
+    """Stops when `path` cannot be written, before any program is looked up
+    or run: an unwritable --json fails at once, not after hours, whatever
+    is installed."""
+    probe = path + ".part"
+    try:
+        with open(probe, "w"):
+            pass
+        os.remove(probe)
+    except OSError as e:
+        sys.exit("error: --json: cannot write %s: %s" % (path, e.strerror))
+
+
 def write_json(path: str, record: dict) -> None:
     """Replaces `path` whole: an interrupted write leaves the previous one."""
     partial = path + ".part"
@@ -1239,9 +1249,10 @@ def main(argv=None) -> int:
         return 0
     if args.combine:
         return print_combined(args)
+    if args.json:
+        check_writable(args.json)
     # mariadbd lives in /usr/sbin, which the PATH of a non-root user lacks.
-    if "/usr/sbin" not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = os.environ.get("PATH", "") + os.pathsep + "/usr/sbin"
+    os.environ["PATH"] = search_path()
     cases = make_cases(select_workloads(args.workloads), args.threads, args.full)
 
     tool_names = [t for t in args.tools.split(",") if t]
@@ -1271,11 +1282,7 @@ def main(argv=None) -> int:
         if args.json:
             write_json(args.json, json_record(args, tool_names, cases, runs,
                                               time.monotonic() - started))
-    try:
-        save_finished_cases({})  # an unwritable --json fails now, not after hours
-    except OSError as e:
-        shutil.rmtree(tmp, ignore_errors=True)
-        sys.exit("error: --json: cannot write %s: %s" % (args.json, e.strerror))
+    save_finished_cases({})
     try:
         runs = measure(cases, tools, args, work_dir, report_dir, have_time, save_finished_cases)
     finally:

@@ -35,6 +35,9 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1] / "scripts" / "lib"))
+from debian_packages import find_program  # noqa: E402
+
 DEFAULT_LIST = HERE / "mutations.txt"
 TOOL_TARGET = "aprof-trms/aprof-trms-amd64-linux"
 UNIT_TARGET = "tests/unit/engine_tests"
@@ -143,7 +146,7 @@ class Workspace:
         self.origin_build = builddir
         self.vars = make_variables(builddir, ["VALGRIND", "VALGRIND_PLATFORM", "PYTHON3", "CXX"])
         # ccache makes the rebuild after restoring a file (and every rerun) cheap.
-        self.ccache = shutil.which("ccache")
+        self.ccache = find_program("ccache")
         self.env = dict(os.environ, CCACHE_DIR=str(work / "ccache"))
 
     def sync(self) -> None:

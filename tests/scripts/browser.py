@@ -14,9 +14,14 @@ open() waits for document.body.dataset.ready, which report.js sets as its
 last statement: a page whose script stopped on an error never becomes ready.
 """
 import os
+import sys
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "scripts", "lib"))
+from debian_packages import find_program  # noqa: E402
+
+CHROMIUM = find_program("chromium")
+CHROMEDRIVER = find_program("chromedriver")
 READY_TIMEOUT = 30  # seconds; generous, the machine is shared
 
 
@@ -25,7 +30,8 @@ class BrowserMissing(Exception):
 
 
 def _require():
-    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not os.access(p, os.X_OK)]
+    missing = [name for name, path in (("chromium", CHROMIUM), ("chromedriver", CHROMEDRIVER))
+               if path is None]
     try:
         import selenium  # noqa: F401
     except ImportError:

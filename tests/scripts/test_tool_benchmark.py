@@ -161,7 +161,10 @@ def test_bad_files_exit_with_a_message(tmp_path):
         assert "error: --combine:" in str(exit_info.value) and message in str(exit_info.value)
 
 
-def test_an_unwritable_json_path_stops_before_any_run(tmp_path):
+def test_an_unwritable_json_path_stops_before_any_run(tmp_path, monkeypatch):
+    # No workload's program can be found on this PATH: the --json check must
+    # come first, whatever the machine has installed.
+    monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(SystemExit) as exit_info:
         bench.main(["--workloads", "pigz", "--tools", "native",
                     "--json", str(tmp_path / "no-such-dir" / "run.json")])

@@ -13,13 +13,12 @@ the test cannot pass vacuously.
 import os
 import random
 import re
-import shutil
 
 import pytest
 
 from aprof_trms import report as ar
 from callgrind_out import call_counts, counts_by_basename
-from toolrun import Spec, program, run_tools, valgrind
+from toolrun import Spec, needs_program, program, run_tools, valgrind
 
 MIN_COMPARED = 30
 MIN_SYMBOL_LESS = 10
@@ -54,14 +53,11 @@ def gzip_case(tmp_path):
         size += len(w)
     path = tmp_path / "input.txt"
     path.write_text("".join(data))
-    return [shutil.which("gzip") or "/bin/gzip", "-c", str(path)], None
+    return [needs_program("gzip"), "-c", str(path)], None
 
 
 def sqlite_case(tmp_path):
-    exe = shutil.which("sqlite3")
-    if exe is None:
-        pytest.fail("sqlite3 is not installed (scripts/lib/build.sh installs it)")
-    return [exe, ":memory:"], SQL
+    return [needs_program("sqlite3"), ":memory:"], SQL
 
 
 def aprof_counts(report):

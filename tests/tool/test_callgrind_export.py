@@ -5,15 +5,13 @@ gives the report's total cost, each routine's self cost and TRMS sum, the
 inclusive cost of the call graph, and the exact call counts."""
 import os
 import re
-import shutil
 import subprocess
 import sys
 
-import pytest
 
 from aprof_trms import report as ar
 from callgrind_out import call_counts
-from toolrun import SRCDIR, Spec, program, routine, run_tools
+from toolrun import SRCDIR, Spec, needs_program, program, routine, run_tools
 
 EXPORT = str(SRCDIR / "scripts" / "callgrind-export.py")
 _ROW = re.compile(r"^\s*([\d,]+)\s+(?:\(\s*[\d.]+%\)\s+)?(\S.*)$")
@@ -22,9 +20,7 @@ _ROW = re.compile(r"^\s*([\d,]+)\s+(?:\(\s*[\d.]+%\)\s+)?(\S.*)$")
 def annotate(path, *options):
     """{function label: count} and the program total of the first event, as
     callgrind_annotate prints them (file:function [object])."""
-    tool = shutil.which("callgrind_annotate")
-    if tool is None:
-        pytest.fail("callgrind_annotate not found (Debian package valgrind)", pytrace=False)
+    tool = needs_program("callgrind_annotate")
     # From /: callgrind_annotate shortens file names below its working directory.
     out = subprocess.run([tool, "--threshold=100", "--auto=no", "--show=BB", *options, os.path.abspath(path)],
                          check=True, capture_output=True, text=True, cwd="/").stdout

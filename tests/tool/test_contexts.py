@@ -5,14 +5,12 @@ signal handlers, exceptions and longjmp, a million-deep recursion, the
 invariant that a routine's context records add up to its routine records
 (CONTEXT-FORMAT.md) on real programs, and option errors."""
 import os
-import shutil
 import sys
 from typing import Dict, List, Tuple
 
-import pytest
 
 from aprof_trms import report as ar
-from toolrun import Spec, check_counts, program, routine, run_tools, vg_in_place
+from toolrun import Spec, check_counts, needs_program, program, routine, run_tools, vg_in_place
 
 CONTEXTS = ["--collect-context=yes"]
 
@@ -273,9 +271,7 @@ SELECT count(*), sum(length(b)) FROM t WHERE a % 3 = 0;
 
 
 def test_context_records_add_up_to_routine_records(tmp_path):
-    sqlite = shutil.which("sqlite3")
-    if sqlite is None:
-        pytest.fail("sqlite3 is not installed (scripts/lib/build.sh installs it)")
+    sqlite = needs_program("sqlite3")
     runs = run_tools(tmp_path, [
         Spec([sqlite, ":memory:"], CONTEXTS, stdin=SQL, keep_stdout=False),
         Spec([program("threads")], CONTEXTS),

@@ -12,12 +12,11 @@ statements, and linear scans of every table at the end, are cheaper
 activations of the same routine (a second regime). sqlite3_step's
 worst-case cost must come out superlinear: at least quadratic on the upper
 envelope."""
-import shutil
 import sys
 
 import pytest
 
-from toolrun import SRCDIR, run_tool
+from toolrun import SRCDIR, needs_program, run_tool
 
 sys.path.insert(0, str(SRCDIR / "scripts"))
 from aprof_trms import fit as aprof_fit  # noqa: E402
@@ -41,9 +40,7 @@ def joins_sql() -> bytes:
 
 @pytest.fixture(scope="module")
 def sqlite_profile(tmp_path_factory):
-    exe = shutil.which("sqlite3")
-    if exe is None:
-        pytest.fail("sqlite3 is not installed (scripts/lib/build.sh installs it)")
+    exe = needs_program("sqlite3")
     run = run_tool(tmp_path_factory.mktemp("sqlite-joins"), [exe, ":memory:"],
                    stdin=joins_sql())
     # The joins' answers: pairs (a, b) with a.x < b.x, one line per table.

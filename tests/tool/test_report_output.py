@@ -5,13 +5,12 @@ for the temporary suffix), write errors that give the system's reason
 report's permissions (docs/manual.md, "The report file")."""
 import os
 import resource
-import shutil
 import signal
 import stat
 import subprocess
 
 from aprof_trms import report as ar
-from toolrun import Spec, program, run_tools, vg_in_place
+from toolrun import Spec, needs_program, program, run_tools, vg_in_place
 
 SUMARRAY = ["100"]
 
@@ -99,8 +98,7 @@ def test_full_file_system_gives_the_reason(tmp_path):
     d.mkdir()
     # The mount exists only inside the namespace: list it from there.
     script = 'mount -t tmpfs -o size=4k tmpfs "$0" || exit 100; "$@"; echo "status $?"; ls -A "$0"'
-    assert shutil.which("unshare"), "unshare (util-linux) is needed for this test"
-    argv = ["unshare", "-m", "sh", "-c", script, str(d), vg_in_place(), f"--aprof-out-file={d}/r",
+    argv = [needs_program("unshare"), "-m", "sh", "-c", script, str(d), vg_in_place(), f"--aprof-out-file={d}/r",
             program("sumarray")] + SUMARRAY
     out = subprocess.run(argv, capture_output=True, text=True, timeout=300)
     assert out.returncode != 100, "cannot mount a tmpfs here:\n" + out.stderr

@@ -33,7 +33,9 @@ import pytest
 
 SRCDIR = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(SRCDIR / "scripts"))
+sys.path.insert(0, str(SRCDIR / "scripts" / "lib"))
 from aprof_trms import report as ar  # noqa: E402
+import debian_packages  # noqa: E402
 
 RUN_TIMEOUT = 300  # seconds, per run under Valgrind
 MAX_PARALLEL = max(1, min(4, os.cpu_count() or 1))
@@ -50,6 +52,16 @@ def _env_path(name: str) -> str:
         pytest.fail(f"environment variable {name} is not set: run the tool tests "
                     f"through `make check` (tests/tool/run-pytest.sh)", pytrace=False)
     return value
+
+
+def needs_program(name: str) -> str:
+    """The path of an installed program the test starts; a missing one fails
+    the test with the Debian package that provides it
+    (scripts/lib/debian-packages.txt, which the install step installs)."""
+    try:
+        return debian_packages.needs_program(name)
+    except debian_packages.ProgramMissing as e:
+        pytest.fail(str(e), pytrace=False)
 
 
 def vg_in_place() -> str:
