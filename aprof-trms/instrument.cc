@@ -8,6 +8,7 @@
 #include "object_lookup.h"
 #include "options.h"
 #include "runtime_hooks.h"
+#include "string_instruction.h"
 
 namespace aprof {
 
@@ -29,7 +30,8 @@ class SuperblockInstrumenter {
         count_instructions_(TheOptions().cost_metric == CostMetric::kInstructions),
         cell_bytes_(TheOptions().memory_resolution),
         write_hook_(TheOptions().input_sources ? &OnWriteTagged : &OnWrite),
-        wide_write_hook_(TheOptions().input_sources ? &OnWriteWideTagged : &OnWriteWide) {
+        wide_write_hook_(TheOptions().input_sources ? &OnWriteWideTagged : &OnWriteWide),
+        rep_element_bytes_(RepStringIteration(in)) {
     u32 side_exits = 0;
     for (Int i = 0; i < in->stmts_used; ++i) side_exits += in->stmts[i]->tag == Ist_Exit;
     const SizeT bytes = sizeof(SuperblockInfo) + side_exits * sizeof(ExitInfo);
@@ -72,6 +74,22 @@ class SuperblockInstrumenter {
                      VG_(DebugInfo_get_gotplt_size)(object));
   }
 
+  // The element size of the rep-prefixed string instruction this block
+  // runs one iteration of, or 0. Valgrind ends a block after a rep
+  // instruction and loops back to its address, so every iteration after
+  // the first enters a block that holds that instruction alone.
+  static u32 RepStringIteration(const IRSB* in) {
+    const IRStmt* mark = nullptr;
+    for (Int i = 0; i < in->stmts_used; ++i) {
+      if (in->stmts[i]->tag != Ist_IMark) continue;
+      if (mark != nullptr) return 0;
+      mark = in->stmts[i];
+    }
+    if (mark == nullptr) return 0;
+    return RepStringElementBytes(reinterpret_cast<const u8*>(mark->Ist.IMark.addr),
+                                 mark->Ist.IMark.len);
+  }
+
   static bool InSection(uptr address, uptr start, SizeT size) {
     return address >= start && address - start < size;
   }
@@ -100,18 +118,39 @@ class SuperblockInstrumenter {
     AddCall("aprof_superblock_entry", reinterpret_cast<void*>(&OnSuperblockEntry),
             mkIRExprVec_2(mkIRExpr_HWord(reinterpret_cast<HWord>(info_)), IRExpr_RdTmp(sp)),
             IRExpr_RdTmp(examine));
-    if (!count_instructions_) AddPendingCost(1);
+    if (rep_element_bytes_ != 0) AddRepIterationCost();
+    else if (!count_instructions_) AddPendingCost(1);
+  }
+
+  // One iteration of a string instruction: its element's bytes are added
+  // to g_rep_bytes, and each full unit of them (string_instruction.h) to
+  // the cost, inline.
+  void AddRepIterationCost() {
+    const u32 shift = count_instructions_ ? kRepBytesPerInstructionLog2 : kRepBytesPerBlockLog2;
+    IRTemp old_bytes = newIRTemp(out_->tyenv, Ity_I64);
+    addStmtToIRSB(out_, IRStmt_WrTmp(old_bytes, IRExpr_Load(Iend_LE, Ity_I64, AddressOf(&g_rep_bytes))));
+    IRTemp bytes = newIRTemp(out_->tyenv, Ity_I64);
+    addStmtToIRSB(out_, IRStmt_WrTmp(bytes, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(old_bytes),
+                                                         IRExpr_Const(IRConst_U64(rep_element_bytes_)))));
+    IRTemp units = newIRTemp(out_->tyenv, Ity_I64);
+    addStmtToIRSB(out_, IRStmt_WrTmp(units, IRExpr_Binop(Iop_Shr64, IRExpr_RdTmp(bytes),
+                                                         IRExpr_Const(IRConst_U8(shift)))));
+    AddPendingCost(IRExpr_RdTmp(units));
+    IRTemp remainder = newIRTemp(out_->tyenv, Ity_I64);
+    addStmtToIRSB(out_, IRStmt_WrTmp(remainder, IRExpr_Binop(Iop_And64, IRExpr_RdTmp(bytes),
+                                                             IRExpr_Const(IRConst_U64((1ull << shift) - 1)))));
+    addStmtToIRSB(out_, IRStmt_Store(Iend_LE, AddressOf(&g_rep_bytes), IRExpr_RdTmp(remainder)));
   }
 
   static IRExpr* AddressOf(const void* p) { return mkIRExpr_HWord(reinterpret_cast<HWord>(p)); }
 
   // g_pending_cost += amount, inline.
-  void AddPendingCost(u32 amount) {
+  void AddPendingCost(u32 amount) { AddPendingCost(IRExpr_Const(IRConst_U64(amount))); }
+  void AddPendingCost(IRExpr* amount) {
     IRTemp old_cost = newIRTemp(out_->tyenv, Ity_I64);
     addStmtToIRSB(out_, IRStmt_WrTmp(old_cost, IRExpr_Load(Iend_LE, Ity_I64, AddressOf(&g_pending_cost))));
     IRTemp new_cost = newIRTemp(out_->tyenv, Ity_I64);
-    addStmtToIRSB(out_, IRStmt_WrTmp(new_cost, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(old_cost),
-                                                            IRExpr_Const(IRConst_U64(amount)))));
+    addStmtToIRSB(out_, IRStmt_WrTmp(new_cost, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(old_cost), amount)));
     addStmtToIRSB(out_, IRStmt_Store(Iend_LE, AddressOf(&g_pending_cost), IRExpr_RdTmp(new_cost)));
   }
 
@@ -229,7 +268,7 @@ class SuperblockInstrumenter {
     ExitInfo& exit = info_->exits[exits_recorded_++];
     exit.kind = KindOfJump(jk);
     exit.from = info_;
-    if (count_instructions_ && instructions_ > instructions_counted_) {
+    if (count_instructions_ && rep_element_bytes_ == 0 && instructions_ > instructions_counted_) {
       AddPendingCost(instructions_ - instructions_counted_);
       instructions_counted_ = instructions_;
     }
@@ -274,6 +313,9 @@ class SuperblockInstrumenter {
   void (*const wide_write_hook_)(uptr, uptr);
   SuperblockInfo* info_;
   DiEpoch epoch_;
+  // Nonzero: this block is one iteration of a rep-prefixed string
+  // instruction of elements this large, charged by bytes, not by count.
+  const u32 rep_element_bytes_;
   u32 instructions_ = 0;
   u32 instructions_counted_ = 0;
   u32 exits_recorded_ = 0;

@@ -23,6 +23,10 @@ extern const ExitInfo* g_last_exit;
 // tracker hands it over before any event that reads the cost clock.
 extern u64 g_pending_cost;
 
+// Bytes processed by rep-prefixed string instructions and not yet charged
+// (fewer than one unit's worth: string_instruction.h).
+extern u64 g_rep_bytes;
+
 // Stands for the exit "before" a thread's first block or a signal handler's
 // first block, so that those blocks are examined too.
 extern const ExitInfo kUnknownOrigin;

@@ -39,6 +39,7 @@ namespace aprof {
 ToolState g_tool;
 const ExitInfo* g_last_exit;
 u64 g_pending_cost;
+u64 g_rep_bytes;
 const ExitInfo kUnknownOrigin{ExitKind::kSystem, nullptr};
 
 // --- Hooks called from instrumented code ---------------------------------------
