@@ -16,6 +16,10 @@ TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "debian-package
 
 # Programs such as mariadbd live in /usr/sbin, which a non-root PATH lacks.
 SBIN_DIRS = ("/usr/sbin", "/sbin")
+# Where Debian's packages put programs: what a program profiled *as the
+# Debian package's* is looked up in, whatever shadows it on PATH (pyenv's
+# python3 shim, a /usr/local build).
+DEBIAN_DIRS = ("/usr/sbin", "/usr/bin", "/sbin", "/bin")
 
 
 class Package(NamedTuple):
@@ -63,10 +67,12 @@ def search_path() -> str:
     return os.pathsep.join(dirs + [d for d in SBIN_DIRS if d not in dirs])
 
 
-def find_program(program: str) -> Optional[str]:
-    """The program's path, or None; the program must be in the table."""
+def find_program(program: str, debian_only: bool = False) -> Optional[str]:
+    """The program's path on PATH (or, debian_only, in Debian's own
+    directories), or None; the program must be in the table."""
     package_of(program)
-    return shutil.which(program, path=search_path())
+    return shutil.which(program, path=os.pathsep.join(DEBIAN_DIRS) if debian_only
+                        else search_path())
 
 
 def missing_message(program: str) -> str:
@@ -75,9 +81,9 @@ def missing_message(program: str) -> str:
             f"apt-get install {package} (scripts/run-tests.sh installs it)")
 
 
-def needs_program(program: str) -> str:
+def needs_program(program: str, debian_only: bool = False) -> str:
     """The program's path; ProgramMissing naming its package when it is absent."""
-    path = find_program(program)
+    path = find_program(program, debian_only)
     if path is None:
         raise ProgramMissing(missing_message(program))
     return path

@@ -29,7 +29,7 @@ WHICH_ALLOWED = {ROOT / "scripts" / "lib" / "debian_packages.py"}
 # Directories of the code that starts programs (the build directory, made
 # by the build, is not code).
 CODE_DIRS = [ROOT / "scripts", ROOT / "tests", ROOT / ".ci"]
-DEBIAN_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
+DEBIAN_PATH = os.pathsep.join(debian_packages.DEBIAN_DIRS)
 
 # The ways the code names a program it starts.
 LOOKUP = re.compile(r"\b(?:needs_program|find_program)\(\s*\"([^\"]+)\"")
