@@ -63,7 +63,7 @@ import os
 import re
 from typing import Callable, List, Optional, Sequence
 
-from . import names
+from . import elf, names
 from .cli import UserError
 
 __all__ = ["ENTRY_WRAPPERS", "LIBC_OBJECTS", "MIN_DISTINCT_SIZES", "Selection",
@@ -209,8 +209,12 @@ def _examples(routines: Sequence, count: int = 3) -> str:
 _WRAPPER_PART = re.compile("|".join(sorted(map(re.escape, ENTRY_WRAPPERS))))
 
 
-def _entry_wrapper(name: str) -> bool:
-    return bool(_WRAPPER_PART.search(name)) and names.qualified_name(name) in ENTRY_WRAPPERS
+def _entry_wrapper(routine) -> bool:
+    """A runtime entry wrapper by name, or an unnamed ELF entry point (a
+    stripped program's _start, the loader's own entry)."""
+    name = routine.name
+    return ((bool(_WRAPPER_PART.search(name)) and names.qualified_name(name) in ENTRY_WRAPPERS)
+            or (name.startswith("0x") and elf.is_entry_point(name, routine.object)))
 
 
 def _fittable(routine) -> bool:
@@ -275,7 +279,7 @@ def select_routines(profile, args: argparse.Namespace, order: Optional[Callable]
     automatic = default_choice and not named and not getattr(args, "all", False)
     floor = args.min_share if args.min_share is not None else (default_floor if automatic else None)
     if automatic:
-        chosen = drop(*split(chosen, lambda r: not _entry_wrapper(r.name)),
+        chosen = drop(*split(chosen, lambda r: not _entry_wrapper(r)),
                       "runtime entry wrappers", "--all shows every routine")
         chosen = drop(*split(chosen, _fittable),
                       f"with fewer than {MIN_DISTINCT_SIZES} distinct input sizes (nothing to fit)",

@@ -12,6 +12,8 @@ import argparse
 import os
 import sys
 
+import types
+
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -202,7 +204,26 @@ def test_entry_wrapper_test_agrees_with_parsing_every_name():
                   "clone_internal", "__clone_internal", "std::vector<int>::_init()",
                   "_dl_init", "call_init.part.0", "main", "0x401000@/bin/prog", "_fini"]
     for name in candidates:
-        assert select._entry_wrapper(name) == (names.qualified_name(name) in
-                                               select.ENTRY_WRAPPERS), name
-    assert select._entry_wrapper("void start_thread(void*)")
-    assert not select._entry_wrapper("my_start_thread_pool(int)")
+        assert select._entry_wrapper(named(name)) == (names.qualified_name(name) in
+                                                      select.ENTRY_WRAPPERS), name
+    assert select._entry_wrapper(named("void start_thread(void*)"))
+    assert not select._entry_wrapper(named("my_start_thread_pool(int)"))
+
+
+def named(name, obj="/no/such/object"):
+    return types.SimpleNamespace(name=name, object=obj)
+
+
+def test_an_unnamed_elf_entry_point_is_an_entry_wrapper(tmp_path):
+    """A stripped program's _start and the loader's entry have no symbol:
+    the report names them by address, and the object's ELF header says it
+    is the entry point (the loader's own one carried a whole process,
+    ranked first on an image converter)."""
+    prog = tmp_path / "prog"
+    header = bytearray(64)
+    header[:6] = b"\x7fELF\x02\x01"               # 64-bit, little-endian
+    header[24:32] = (0x1ab70).to_bytes(8, "little")  # e_entry
+    prog.write_bytes(bytes(header))
+    assert select._entry_wrapper(named("0x1ab70@prog", str(prog)))
+    assert not select._entry_wrapper(named("0x1ab80@prog", str(prog)))
+    assert not select._entry_wrapper(named("0x1ab70@prog", str(tmp_path / "missing")))
