@@ -6,6 +6,7 @@
 #include "report_writer.h"
 
 #include "core/sort.h"
+#include "core/text_escape.h"
 #include "syscall_input.h"
 #include "valgrind_headers.h"
 
@@ -16,8 +17,10 @@ namespace {
 const HChar kCostCentre[] = "aprof.report";
 // docs/report-format.md; 2: routine records give the object address and the
 // source file and line; 3: call records (caller-to-callee edges) and the
-// optional input-sources records; 4: the optional calling-context records.
-constexpr u64 kReportFormatVersion = 4;
+// optional input-sources records; 4: the optional calling-context records;
+// 5: `\xHH` escapes of bytes outside UTF-8 and of control characters, and
+// the optional kernel-writes-unseen records.
+constexpr u64 kReportFormatVersion = 5;
 
 // Linux errno values that vki-linux.h lacks (asm-generic/errno.h).
 constexpr UWord kENAMETOOLONG = 36;
@@ -56,17 +59,11 @@ class RecordWriter {
     Raw(tag);
     return *this;
   }
+  // Any bytes: escaped (core/text_escape.h) so that the line stays valid
+  // UTF-8 without control characters.
   RecordWriter& Text(const char* s) {
     Put('\t');
-    for (; *s; ++s) {
-      switch (*s) {
-        case '\\': Raw("\\\\"); break;
-        case '\t': Raw("\\t"); break;
-        case '\n': Raw("\\n"); break;
-        case '\r': Raw("\\r"); break;
-        default: Put(*s);
-      }
-    }
+    EscapeText(s, [this](char c) { Put(c); });
     return *this;
   }
   RecordWriter& Number(u64 value) {
