@@ -25,12 +25,14 @@ def test_writable_own_memory_file_is_noticed_once(tmp_path, which, access):
                                              {"io_uring": 0, "proc-self-mem": 1}), run.describe()
 
 
-@pytest.mark.parametrize("argv", [["mem", "self", "ro", "2"], ["mem", "other", "rw", "1"]])
-def test_read_only_or_other_process_memory_file_is_not(tmp_path, argv):
+@pytest.mark.parametrize("argv, opened", [(["mem", "self", "ro", "2"], 2),
+                                          (["mem", "other", "rw", "1"], 1),
+                                          (["mem", "missing", "rw", "1"], 0)])
+def test_read_only_other_or_failed_memory_file_is_not(tmp_path, argv, opened):
     """Read-only: the kernel writes nothing. Another process's memory file
-    (here the parent's): not this process's memory."""
+    (here the parent's): not this process's memory. A failed open: no file."""
     run = run_tools(tmp_path, [Spec([program("kernelwrites")] + argv)])[0]
-    assert "opened " in run.stdout and "opened 0" not in run.stdout, run.describe()
+    assert f"opened {opened}\n" in run.stdout, run.describe()
     assert _mechanisms_and_warnings(run) == ((), {"io_uring": 0, "proc-self-mem": 0}), run.describe()
 
 

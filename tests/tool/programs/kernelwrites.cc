@@ -9,7 +9,8 @@
    mem: opens its own memory file K times, then with io_uring does what the
      io_uring mode does. WHICH: self (/proc/self/mem), thread-self,
      pid (/proc/<pid>/mem), task (/proc/self/task/<tid>/mem), other
-     (/proc/<parent pid>/mem: not its own); ACCESS: ro, wo or rw.
+     (/proc/<parent pid>/mem: not its own), missing (a task that does not
+     exist: the open fails); ACCESS: ro, wo or rw.
    io_uring: calls io_uring_setup(2) directly.
 
    mem: with write access, each opening writes "new" through the file into a
@@ -37,6 +38,7 @@ static void own_memory_file(const char* which, char* path, size_t size) {
   else if (strcmp(which, "task") == 0)
     snprintf(path, size, "/proc/self/task/%ld/mem", (long)syscall(SYS_gettid));
   else if (strcmp(which, "other") == 0) snprintf(path, size, "/proc/%d/mem", (int)getppid());
+  else if (strcmp(which, "missing") == 0) snprintf(path, size, "/proc/self/task/999999999/mem");
   else exit(2);
 }
 
