@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // External input (syscall_input.h): the buffers the kernel writes and reads
-// for each system call, as kernel writes and reads.
+// for each system call, as kernel writes and reads; and the system calls
+// that set up kernel writes outside system calls, which it cannot see.
 //
 // Copyright (C) 2026, the aprof-trms authors.
 #include "syscall_input.h"
@@ -48,6 +49,35 @@ bool Counts(CorePart part, ThreadId tid) {
 
 void PreSyscall(ThreadId tid, UInt sysno, UWord*, UInt) { CurrentSyscall(tid) = static_cast<Int>(sysno); }
 
+void KernelReads(CorePart part, ThreadId tid, const HChar*, Addr address, SizeT size) {
+  if (!Counts(part, tid)) return;
+  g_tool.calls->SwitchTo(tid);
+  g_tool.engine->KernelRead(address, size);
+}
+
+// Length of a NUL-terminated string in client memory, stopping at the
+// first unreadable page (the kernel will then fail the call with EFAULT).
+SizeT ReadableStringLength(Addr address) {
+  SizeT length = 0;
+  for (;;) {
+    const Addr page_end = VG_PGROUNDDN(address + length) + VKI_PAGE_SIZE;
+    if (!VG_(am_is_valid_for_client)(address + length, 1, VKI_PROT_READ)) return length;
+    for (; address + length < page_end; ++length)
+      if (reinterpret_cast<const HChar*>(address)[length] == '\0') return length + 1;
+  }
+}
+
+void KernelReadsString(CorePart part, ThreadId tid, const HChar*, Addr address) {
+  if (!Counts(part, tid)) return;
+  g_tool.calls->SwitchTo(tid);
+  g_tool.engine->KernelRead(address, ReadableStringLength(address));
+}
+
+void KernelWrote(CorePart part, ThreadId tid, Addr address, SizeT size) {
+  if (!Counts(part, tid)) return;
+  g_tool.engine->KernelWrite(address, size, static_cast<u32>(CurrentSyscall(tid)));
+}
+
 // --- Kernel writes outside system calls -------------------------------------------
 
 bool unseen_mechanism_set_up[kKernelWriteMechanismCount];
@@ -76,6 +106,9 @@ const char* SkipDigits(const char* p) {
 // Whether `path` names this process's own memory file: /proc/<P>/mem or
 // /proc/<P>/task/<tid>/mem, <P> being self, thread-self or our pid.
 bool IsOwnMemoryFile(const char* path) {
+  // The kernel read the name, but another thread may have unmapped it since.
+  const SizeT length = ReadableStringLength(reinterpret_cast<Addr>(path));
+  if (length == 0 || path[length - 1] != '\0') return false;
   if (VG_(strncmp)(path, "/proc/", 6) != 0) return false;
   const char* p = path + 6;
   HChar pid[16];
@@ -93,9 +126,8 @@ bool IsOwnMemoryFile(const char* path) {
 
 bool OpensForWriting(UWord flags) { return (flags & VKI_O_ACCMODE) != VKI_O_RDONLY; }
 
-// After a successful open or openat (the kernel read the name, so it is
-// readable; Valgrind 3.19 fails openat2 with ENOSYS), and after
-// io_uring_setup. Names relative to a directory
+// After a successful open or openat (Valgrind 3.19 fails openat2 with
+// ENOSYS), and after io_uring_setup. Names relative to a directory
 // descriptor are not resolved: a program reaching its memory file that way
 // is not noticed (docs/manual.md).
 void NoticeSetUps(UInt sysno, const UWord* args) {
@@ -121,35 +153,6 @@ void NoticeSetUps(UInt sysno, const UWord* args) {
 
 void PostSyscall(ThreadId, UInt sysno, UWord* args, UInt, SysRes res) {
   if (!sr_isError(res)) NoticeSetUps(sysno, args);
-}
-
-void KernelReads(CorePart part, ThreadId tid, const HChar*, Addr address, SizeT size) {
-  if (!Counts(part, tid)) return;
-  g_tool.calls->SwitchTo(tid);
-  g_tool.engine->KernelRead(address, size);
-}
-
-// Length of a NUL-terminated string in client memory, stopping at the
-// first unreadable page (the kernel will then fail the call with EFAULT).
-SizeT ReadableStringLength(Addr address) {
-  SizeT length = 0;
-  for (;;) {
-    const Addr page_end = VG_PGROUNDDN(address + length) + VKI_PAGE_SIZE;
-    if (!VG_(am_is_valid_for_client)(address + length, 1, VKI_PROT_READ)) return length;
-    for (; address + length < page_end; ++length)
-      if (reinterpret_cast<const HChar*>(address)[length] == '\0') return length + 1;
-  }
-}
-
-void KernelReadsString(CorePart part, ThreadId tid, const HChar*, Addr address) {
-  if (!Counts(part, tid)) return;
-  g_tool.calls->SwitchTo(tid);
-  g_tool.engine->KernelRead(address, ReadableStringLength(address));
-}
-
-void KernelWrote(CorePart part, ThreadId tid, Addr address, SizeT size) {
-  if (!Counts(part, tid)) return;
-  g_tool.engine->KernelWrite(address, size, static_cast<u32>(CurrentSyscall(tid)));
 }
 
 }  // namespace
