@@ -9,6 +9,8 @@
    APROF_TRMS_START_COLLECTION: record completed activations again.
    Start the program with --collect-atstart=no to record only between the
    requests.
+   Both act on the whole process, not on the calling thread: a STOP in one
+   thread stops recording in every thread, until a START in any thread.
 
    Copyright (C) 2026, the aprof-trms authors.
 

@@ -6,6 +6,7 @@
 #include "report_writer.h"
 
 #include "core/sort.h"
+#include "core/text_escape.h"
 #include "syscall_input.h"
 #include "valgrind_headers.h"
 
@@ -16,8 +17,10 @@ namespace {
 const HChar kCostCentre[] = "aprof.report";
 // docs/report-format.md; 2: routine records give the object address and the
 // source file and line; 3: call records (caller-to-callee edges) and the
-// optional input-sources records; 4: the optional calling-context records.
-constexpr u64 kReportFormatVersion = 4;
+// optional input-sources records; 4: the optional calling-context records;
+// 5: `\xHH` escapes of bytes outside UTF-8 and of control characters, and
+// the optional kernel-writes-unseen records.
+constexpr u64 kReportFormatVersion = 5;
 
 // Linux errno values that vki-linux.h lacks (asm-generic/errno.h).
 constexpr UWord kENAMETOOLONG = 36;
@@ -56,17 +59,11 @@ class RecordWriter {
     Raw(tag);
     return *this;
   }
+  // Any bytes: escaped (core/text_escape.h) so that the line stays valid
+  // UTF-8 without control characters.
   RecordWriter& Text(const char* s) {
     Put('\t');
-    for (; *s; ++s) {
-      switch (*s) {
-        case '\\': Raw("\\\\"); break;
-        case '\t': Raw("\\t"); break;
-        case '\n': Raw("\\n"); break;
-        case '\r': Raw("\\r"); break;
-        default: Put(*s);
-      }
-    }
+    EscapeText(s, [this](char c) { Put(c); });
     return *this;
   }
   RecordWriter& Number(u64 value) {
@@ -317,6 +314,12 @@ void WriteRecords(RecordWriter& out, const ReportContext& c) {
   out.Tag("cost-metric").Text(CostMetricName(c.options->cost_metric)).End();
   out.Tag("memory-resolution").Number(c.options->memory_resolution).End();
   out.Tag("syscall-input").Text(SyscallInputName(c.options->syscall_input)).End();
+  // Optional records (since format version 5), one per mechanism seen.
+  for (int m = 0; m < kKernelWriteMechanismCount; ++m) {
+    const auto mechanism = static_cast<KernelWriteMechanism>(m);
+    if (KernelWritesUnseen(mechanism))
+      out.Tag("kernel-writes-unseen").Text(KernelWriteMechanismName(mechanism)).End();
+  }
   // Optional record, written only when not the default (since format version 1).
   if (!c.options->track_trms) out.Tag("trms-tracking").Text("no").End();
   out.Tag("shadow-peak-bytes").Number(engine.shadow_peak_bytes()).End();
@@ -362,24 +365,81 @@ void WriteRecords(RecordWriter& out, const ReportContext& c) {
   out.Tag("end").Number(records).End();
 }
 
-// "<path>.tmp", heap-allocated.
-char* TemporaryPath(const char* path) {
+// --- The report file ----------------------------------------------------------
+// Written where others may write (a shared directory, a CI workspace): the
+// temporary file is a new file under a name no one can predict, never an
+// existing file, a link or a FIFO; what is at the final name is replaced by
+// rename(2) only if it is a regular file or a symbolic link (the link
+// itself, its target untouched).
+
+// Linux values that vki lacks (x86-64, asm-generic/fcntl.h).
+constexpr UInt kONoFollow = 0400000;
+
+// The temporary file's name: the report's name, ".tmp", then this many
+// random letters and digits (36^8: about 41 bits).
+const char kTemporaryTag[] = ".tmp";
+constexpr SizeT kRandomLength = 8;
+constexpr SizeT kSuffixLength = sizeof kTemporaryTag - 1 + kRandomLength;
+// New names tried while the name made exists (O_EXCL): only someone
+// creating files at the same names in a loop fails all of them.
+constexpr int kCreateAttempts = 100;
+
+// Random bytes from getrandom(2); without it (Linux before 3.17) from the
+// clock and pid: O_EXCL keeps a guessable name safe, a guess only costs a
+// retry.
+void RandomBytes(UChar* bytes, SizeT count) {
+  const SysRes res = VG_(do_syscall)(__NR_getrandom, reinterpret_cast<UWord>(bytes), count, 0, 0,
+                                     0, 0, 0, 0);
+  if (!sr_isError(res) && sr_Res(res) == count) return;
+  static UInt seed;
+  if (seed == 0) seed = VG_(read_millisecond_timer)() ^ (static_cast<UInt>(VG_(getpid)()) << 12);
+  for (SizeT i = 0; i < count; ++i) bytes[i] = static_cast<UChar>(VG_(random)(&seed) >> 8);
+}
+
+// "<path>.tmp<8 random letters and digits>", heap-allocated.
+char* NewTemporaryPath(const char* path) {
   const SizeT length = VG_(strlen)(path);
-  char* tmp = static_cast<char*>(VG_(malloc)(kCostCentre, length + 5));
+  char* tmp = static_cast<char*>(VG_(malloc)(kCostCentre, length + kSuffixLength + 1));
   VG_(strcpy)(tmp, path);
-  VG_(strcpy)(tmp + length, ".tmp");
+  VG_(strcpy)(tmp + length, kTemporaryTag);
+  char* random = tmp + length + sizeof kTemporaryTag - 1;
+  UChar bytes[kRandomLength];
+  RandomBytes(bytes, kRandomLength);
+  const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  for (SizeT i = 0; i < kRandomLength; ++i) random[i] = alphabet[bytes[i] % (sizeof alphabet - 1)];
+  random[kRandomLength] = '\0';
   return tmp;
 }
 
-// Creates (or truncates) `path` with the report's permissions; returns the
-// descriptor, or minus the errno.
-Int CreateFile(const char* path) {
-  const SysRes res = VG_(open)(path, VKI_O_CREAT | VKI_O_WRONLY | VKI_O_TRUNC, report_mode);
+// Creates the new file `path` with the report's permissions; returns the
+// descriptor, or minus the errno (EEXIST if anything, a link included, has
+// that name: O_EXCL never opens an existing file, so never a FIFO or device).
+Int CreateNewFile(const char* path) {
+  const SysRes res =
+      VG_(open)(path, VKI_O_CREAT | VKI_O_EXCL | kONoFollow | VKI_O_WRONLY, report_mode);
   if (sr_isError(res)) return -static_cast<Int>(sr_Err(res));
   const Int fd = static_cast<Int>(sr_Res(res));
   // open() applied the client's current umask: set the mode we chose.
   VG_(do_syscall)(__NR_fchmod, static_cast<UWord>(fd), report_mode, 0, 0, 0, 0, 0, 0);
   return fd;
+}
+
+// A new temporary file beside the report `path`: its descriptor (or minus
+// the errno) and its name (heap-allocated, set in both cases).
+struct TemporaryFile {
+  Int fd;
+  char* path;
+};
+
+TemporaryFile CreateTemporaryFile(const char* path) {
+  TemporaryFile file{-static_cast<Int>(VKI_EEXIST), nullptr};
+  for (int attempt = 0; attempt < kCreateAttempts && file.fd == -static_cast<Int>(VKI_EEXIST);
+       ++attempt) {
+    if (file.path) VG_(free)(file.path);
+    file.path = NewTemporaryPath(path);
+    file.fd = CreateNewFile(file.path);
+  }
+  return file;
 }
 
 // rename(2) with its errno (VG_(rename) returns only -1); 0 on success.
@@ -389,14 +449,37 @@ UWord RenameFile(const char* from, const char* to) {
   return sr_isError(res) ? sr_Err(res) : 0;
 }
 
-// Why the report cannot be written at `path` (an existing directory or
-// other non-regular file would be lost or replaced at exit), or null.
+// Why the report must not replace what is at `path`, or null. lstat, not
+// stat: a symbolic link is replaced by the rename, whatever it points to.
+// A directory, FIFO, device or socket is refused: the rename would take
+// its name from whoever uses it (as root, /dev/null).
 const char* UnusablePath(const char* path) {
-  struct vg_stat status;
-  if (sr_isError(VG_(stat)(path, &status))) return nullptr;  // creating it will tell
-  if (VKI_S_ISDIR(status.mode)) return "it is a directory";
-  if (!VKI_S_ISREG(status.mode)) return "it exists and is not a regular file";
-  return nullptr;
+  struct vki_stat status;
+  const SysRes res = VG_(do_syscall)(__NR_lstat, reinterpret_cast<UWord>(path),
+                                     reinterpret_cast<UWord>(&status), 0, 0, 0, 0, 0, 0);
+  if (sr_isError(res)) return nullptr;  // nothing there yet: creating the file will tell
+  const UInt mode = static_cast<UInt>(status.st_mode);
+  if (VKI_S_ISREG(mode) || VKI_S_ISLNK(mode)) return nullptr;
+  if (VKI_S_ISDIR(mode)) return "it is a directory";
+  if (VKI_S_ISFIFO(mode)) return "it exists and is a FIFO (named pipe), not a regular file";
+  if (VKI_S_ISCHR(mode) || VKI_S_ISBLK(mode))
+    return "it exists and is a device, not a regular file";
+  return "it exists and is a socket, not a regular file";
+}
+
+// Valgrind's VG_(fmsg) at start-up (printed even with -q), VG_(umsg) at exit.
+using Printer = UInt (*)(const HChar* format, ...);
+
+// Prints why the temporary file beside the report `path` could not be made.
+void TellCreationFailed(Printer print, const char* path, const TemporaryFile& file) {
+  const UWord error = static_cast<UWord>(-file.fd);
+  if (error == kENAMETOOLONG)
+    print("aprof-trms: cannot write the report %s: the name is too long for the system "
+          "once the %lu-character suffix of the temporary file %s is added\n", path,
+          kSuffixLength, file.path);
+  else
+    print("aprof-trms: cannot write the report %s (creating %s: %s)\n", path, file.path,
+          ErrorText(error));
 }
 
 void RecordStartUmask() {
@@ -405,63 +488,104 @@ void RecordStartUmask() {
   report_mode = 0666 & ~static_cast<UInt>(mask);
 }
 
+// Set in the child of a fork (ReportAfterFork).
+bool in_forked_child = false;
+
+// Whether an --aprof-out-file name expands %p (a "%%" is a literal '%').
+bool NamesThePid(const char* name) {
+  for (const char* p = name; *p != '\0'; ++p) {
+    if (*p != '%') continue;
+    if (p[1] == 'p') return true;
+    if (p[1] != '\0') ++p;
+  }
+  return false;
+}
+
+// `path` with ".<pid of this process>" appended; frees `path`.
+char* WithPidSuffix(char* path) {
+  const SizeT size = VG_(strlen)(path) + 16;
+  char* named = static_cast<char*>(VG_(malloc)(kCostCentre, size));
+  VG_(snprintf)(named, size, "%s.%d", path, VG_(getpid)());
+  VG_(free)(path);
+  return named;
+}
+
 }  // namespace
 
-char* ReportPath() { return VG_(expand_file_name)("--aprof-out-file", TheOptions().out_file); }
+char* ReportPath() {
+  char* path = VG_(expand_file_name)("--aprof-out-file", TheOptions().out_file);
+  if (in_forked_child && !NamesThePid(TheOptions().out_file)) return WithPidSuffix(path);
+  return path;
+}
+
+void ReportAfterFork() {
+  in_forked_child = true;
+  if (NamesThePid(TheOptions().out_file)) return;
+  char* path = ReportPath();
+  VG_(umsg)("aprof-trms: --aprof-out-file has no %%p: the report of the forked child %d goes "
+            "to %s, not over its parent's\n", VG_(getpid)(), path);
+  VG_(free)(path);
+}
 
 bool PrepareReport() {
   RecordStartUmask();
   char* path = ReportPath();
-  char* tmp = TemporaryPath(path);
   bool ok = false;
   if (const char* problem = UnusablePath(path)) {
     VG_(fmsg)("aprof-trms: cannot write the report %s: %s\n", path, problem);
   } else {
-    const Int fd = CreateFile(tmp);
-    if (fd >= 0) {
-      VG_(close)(fd);
-      VG_(unlink)(tmp);
-      ok = true;
-    } else if (static_cast<UWord>(-fd) == kENAMETOOLONG) {
-      VG_(fmsg)("aprof-trms: cannot write the report %s: the name is too long for the "
-                "system once the suffix .tmp of the temporary file %s is added\n", path, tmp);
+    // The probe: the directory accepts a new file (removed at once).
+    const TemporaryFile file = CreateTemporaryFile(path);
+    ok = file.fd >= 0;
+    if (ok) {
+      VG_(close)(file.fd);
+      VG_(unlink)(file.path);
     } else {
-      VG_(fmsg)("aprof-trms: cannot write the report %s (creating %s: %s)\n", path, tmp,
-                ErrorText(static_cast<UWord>(-fd)));
+      TellCreationFailed(VG_(fmsg), path, file);
     }
+    VG_(free)(file.path);
   }
-  VG_(free)(tmp);
   VG_(free)(path);
+  return ok;
+}
+
+// Writes the records into the new file `file`, then renames it to `path`;
+// removes it on failure.
+bool WriteAndRename(const ReportContext& context, const TemporaryFile& file, const char* path) {
+  RecordWriter* out = New<RecordWriter>(file.fd);
+  WriteRecords(*out, context);
+  out->Flush();
+  const UWord write_error = out->error();
+  Delete(out);
+  VG_(close)(file.fd);
+  UWord rename_error = 0;
+  if (write_error != 0)
+    VG_(umsg)("aprof-trms: cannot write the report %s (writing %s: %s)\n", path, file.path,
+              ErrorText(write_error));
+  else if ((rename_error = RenameFile(file.path, path)) != 0)
+    VG_(umsg)("aprof-trms: cannot write the report %s (renaming %s to it: %s)\n", path, file.path,
+              ErrorText(rename_error));
+  const bool ok = write_error == 0 && rename_error == 0;
+  if (!ok) VG_(unlink)(file.path);
   return ok;
 }
 
 bool WriteReport(const ReportContext& context) {
   char* path = ReportPath();
-  char* tmp = TemporaryPath(path);
   bool ok = false;
-  const Int fd = CreateFile(tmp);
-  if (fd < 0) {
-    VG_(umsg)("aprof-trms: cannot write the report %s (creating %s: %s)\n", path, tmp,
-              ErrorText(static_cast<UWord>(-fd)));
+  // Checked again: a FIFO or device may have been put there while the
+  // program ran.
+  if (const char* problem = UnusablePath(path)) {
+    VG_(umsg)("aprof-trms: cannot write the report %s: %s\n", path, problem);
   } else {
-    RecordWriter* out = New<RecordWriter>(fd);
-    WriteRecords(*out, context);
-    out->Flush();
-    const UWord write_error = out->error();
-    Delete(out);
-    VG_(close)(fd);
-    UWord rename_error = 0;
-    if (write_error != 0)
-      VG_(umsg)("aprof-trms: cannot write the report %s (writing %s: %s)\n", path, tmp,
-                ErrorText(write_error));
-    else if ((rename_error = RenameFile(tmp, path)) != 0)
-      VG_(umsg)("aprof-trms: cannot write the report %s (renaming %s to it: %s)\n", path, tmp,
-                ErrorText(rename_error));
-    ok = write_error == 0 && rename_error == 0;
-    if (!ok) VG_(unlink)(tmp);
+    const TemporaryFile file = CreateTemporaryFile(path);
+    if (file.fd < 0)
+      TellCreationFailed(VG_(umsg), path, file);
+    else
+      ok = WriteAndRename(context, file, path);
+    VG_(free)(file.path);
   }
   if (ok && VG_(clo_verbosity) > 0) VG_(umsg)("aprof-trms: report written to %s\n", path);
-  VG_(free)(tmp);
   VG_(free)(path);
   return ok;
 }

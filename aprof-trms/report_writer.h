@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Writes the report of this process (docs/report-format.md): to a temporary
-// file beside the final name, renamed when complete, so that a report is
-// whole or absent.
+// Writes the report of this process (docs/report-format.md): to a new
+// temporary file beside the final name, under a name no one can predict,
+// renamed when complete, so that a report is whole or absent and nothing is
+// written through a link or into a FIFO or device (docs/manual.md, "The
+// report file").
 //
 // Copyright (C) 2026, the aprof-trms authors.
 #ifndef APROF_REPORT_WRITER_H
@@ -21,14 +23,20 @@ struct ReportContext {
   const char* valgrind_version;
 };
 
-// The report file name of this process (--aprof-out-file expanded, absolute).
-// The string is heap-allocated; free it with VG_(free).
+// The report file name of this process (--aprof-out-file expanded, absolute;
+// in a forked child, ".<pid>" appended if the name has no %p). The string
+// is heap-allocated; free it with VG_(free).
 char* ReportPath();
 
+// In the child of a fork: from now on the report name is the child's own
+// (ReportPath), which the log says when --aprof-out-file has no %p.
+void ReportAfterFork();
+
 // At start-up, before the client runs: true if the report can be written
-// (the name is not a directory, and its directory accepts the temporary
-// file); otherwise prints why. Also fixes the report's permissions from the
-// umask Valgrind started with.
+// (nothing but a regular file or a symbolic link has the name, and its
+// directory accepts a new file, created and removed at once); otherwise
+// prints why. Also fixes the report's permissions from the umask Valgrind
+// started with.
 bool PrepareReport();
 
 // Writes the report; prints a message and returns false on failure.

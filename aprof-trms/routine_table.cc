@@ -5,6 +5,7 @@
 // Copyright (C) 2026, the aprof-trms authors.
 #include "routine_table.h"
 
+#include "core/glob.h"
 #include "object_lookup.h"
 #include "options.h"
 #include "valgrind_headers.h"
@@ -54,9 +55,12 @@ void DescribeSource(DiEpoch epoch, uptr address, RoutineInfo& info) {
   info.line = line;
 }
 
+// GlobMatches, not VG_(string_match): Valgrind's matcher backtracks (minutes
+// on a long C++ name, SIGTERM ignored meanwhile) and asserts on names of a
+// million bytes.
 bool MatchesSkipPattern(const char* name) {
   for (const char* pattern : TheOptions().skip_patterns)
-    if (VG_(string_match)(pattern, name)) return true;
+    if (GlobMatches(pattern, name)) return true;
   return false;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // External input (syscall_input.h): the buffers the kernel writes and reads
-// for each system call, as kernel writes and reads.
+// for each system call, as kernel writes and reads; and the system calls
+// that set up kernel writes outside system calls, which it cannot see.
 //
 // Copyright (C) 2026, the aprof-trms authors.
 #include "syscall_input.h"
@@ -48,8 +49,6 @@ bool Counts(CorePart part, ThreadId tid) {
 
 void PreSyscall(ThreadId tid, UInt sysno, UWord*, UInt) { CurrentSyscall(tid) = static_cast<Int>(sysno); }
 
-void PostSyscall(ThreadId, UInt, UWord*, UInt, SysRes) {}
-
 void KernelReads(CorePart part, ThreadId tid, const HChar*, Addr address, SizeT size) {
   if (!Counts(part, tid)) return;
   g_tool.calls->SwitchTo(tid);
@@ -77,6 +76,83 @@ void KernelReadsString(CorePart part, ThreadId tid, const HChar*, Addr address) 
 void KernelWrote(CorePart part, ThreadId tid, Addr address, SizeT size) {
   if (!Counts(part, tid)) return;
   g_tool.engine->KernelWrite(address, size, static_cast<u32>(CurrentSyscall(tid)));
+}
+
+// --- Kernel writes outside system calls -------------------------------------------
+
+bool unseen_mechanism_set_up[kKernelWriteMechanismCount];
+
+// Records the mechanism; the first time, warns in the log that input sizes
+// may miss what the kernel writes through it.
+void NoticeUnseenKernelWrites(KernelWriteMechanism mechanism) {
+  if (unseen_mechanism_set_up[mechanism]) return;
+  unseen_mechanism_set_up[mechanism] = true;
+  if (mechanism == kIoUring)
+    VG_(umsg)("aprof-trms: warning: the program set up io_uring: the kernel writes its "
+              "completions into memory outside any system call of the program, and input sizes "
+              "miss what a routine reads of them (docs/manual.md)\n");
+  else
+    VG_(umsg)("aprof-trms: warning: the program opened its own memory (/proc/self/mem) for "
+              "writing: input sizes miss what is written through it (docs/manual.md)\n");
+}
+
+// Skips the decimal digits at p (at least one); null if there are none.
+const char* SkipDigits(const char* p) {
+  if (*p < '0' || *p > '9') return nullptr;
+  while (*p >= '0' && *p <= '9') ++p;
+  return p;
+}
+
+// Whether `path` names this process's own memory file: /proc/<P>/mem or
+// /proc/<P>/task/<tid>/mem, <P> being self, thread-self or our pid.
+bool IsOwnMemoryFile(const char* path) {
+  // The kernel read the name, but another thread may have unmapped it since.
+  const SizeT length = ReadableStringLength(reinterpret_cast<Addr>(path));
+  if (length == 0 || path[length - 1] != '\0') return false;
+  if (VG_(strncmp)(path, "/proc/", 6) != 0) return false;
+  const char* p = path + 6;
+  HChar pid[16];
+  VG_(snprintf)(pid, sizeof pid, "%d/", VG_(getpid)());
+  if (VG_(strncmp)(p, "self/", 5) == 0) p += 5;
+  else if (VG_(strncmp)(p, "thread-self/", 12) == 0) p += 12;
+  else if (VG_(strncmp)(p, pid, VG_(strlen)(pid)) == 0) p += VG_(strlen)(pid);
+  else return false;
+  if (VG_(strncmp)(p, "task/", 5) == 0) {
+    p = SkipDigits(p + 5);
+    if (p == nullptr || *p++ != '/') return false;
+  }
+  return VG_(strcmp)(p, "mem") == 0;
+}
+
+bool OpensForWriting(UWord flags) { return (flags & VKI_O_ACCMODE) != VKI_O_RDONLY; }
+
+// After a successful open or openat (Valgrind 3.19 fails openat2 with
+// ENOSYS), and after io_uring_setup. Names relative to a directory
+// descriptor are not resolved: a program reaching its memory file that way
+// is not noticed (docs/manual.md).
+void NoticeSetUps(UInt sysno, const UWord* args) {
+  const char* path = nullptr;
+  UWord flags = 0;
+  switch (sysno) {
+    case __NR_io_uring_setup:
+      NoticeUnseenKernelWrites(kIoUring);
+      return;
+    case __NR_open:
+      path = reinterpret_cast<const char*>(args[0]);
+      flags = args[1];
+      break;
+    case __NR_openat:
+      path = reinterpret_cast<const char*>(args[1]);
+      flags = args[2];
+      break;
+    default:
+      return;
+  }
+  if (OpensForWriting(flags) && IsOwnMemoryFile(path)) NoticeUnseenKernelWrites(kProcSelfMem);
+}
+
+void PostSyscall(ThreadId, UInt sysno, UWord* args, UInt, SysRes res) {
+  if (!sr_isError(res)) NoticeSetUps(sysno, args);
 }
 
 }  // namespace
@@ -111,6 +187,14 @@ const char* SyscallName(u32 sysno, char (&buffer)[32]) {
   if (sysno == kUnknownSyscall) return "unknown";
   VG_(snprintf)(buffer, sizeof buffer, "syscall-%u", sysno);
   return buffer;
+}
+
+bool KernelWritesUnseen(KernelWriteMechanism mechanism) {
+  return unseen_mechanism_set_up[mechanism];
+}
+
+const char* KernelWriteMechanismName(KernelWriteMechanism mechanism) {
+  return mechanism == kIoUring ? "io_uring" : "proc-self-mem";
 }
 
 void RegisterSyscallInputTracking() {

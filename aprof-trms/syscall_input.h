@@ -15,6 +15,23 @@ namespace aprof {
 // Registers the core callbacks; call from pre_clo_init.
 void RegisterSyscallInputTracking();
 
+// Ways the kernel writes the program's memory outside the program's own
+// system calls, so that no core event reports the writes and input sizes
+// miss them (docs/manual.md, "What input sizes miss"), in the order of the
+// report's kernel-writes-unseen records (docs/report-format.md). A third
+// way, process_vm_writev(2) called by another process, leaves no trace here.
+enum KernelWriteMechanism {
+  kIoUring,      // io_uring_setup succeeded: completions are written by the kernel
+  kProcSelfMem,  // the process opened its own /proc/.../mem for writing
+  kKernelWriteMechanismCount
+};
+
+// True once the process set up the mechanism (a failed io_uring_setup or
+// open sets up nothing, so it does not count).
+bool KernelWritesUnseen(KernelWriteMechanism mechanism);
+// Its name in the report: "io_uring", "proc-self-mem".
+const char* KernelWriteMechanismName(KernelWriteMechanism mechanism);
+
 // The name of a system call ("read"), "syscall-<number>" (written into
 // buffer) for one without a name here, "unknown" for kUnknownSyscall.
 const char* SyscallName(u32 sysno, char (&buffer)[32]);

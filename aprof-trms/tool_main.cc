@@ -75,8 +75,12 @@ void SignalDelivered(ThreadId tid, Int, Bool) { g_tool.calls->SignalDelivered(ti
 void SignalReturned(ThreadId tid, Int) { g_tool.calls->SignalReturned(tid); }
 
 // The child of a fork() profiles itself from the fork on and writes its own
-// report (the file name is expanded again with the child's pid).
-void ForkedChild(ThreadId tid) { g_tool.calls->ResetAfterFork(tid); }
+// report (the file name is expanded again with the child's pid, or gets it
+// appended: never the parent's file).
+void ForkedChild(ThreadId tid) {
+  g_tool.calls->ResetAfterFork(tid);
+  ReportAfterFork();
+}
 
 // --- Memory maps -----------------------------------------------------------------
 

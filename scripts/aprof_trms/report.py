@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Reader of aprof-trms reports (format versions 1 to 4, docs/report-format.md).
+"""Reader of aprof-trms reports (format versions 1 to 5, docs/report-format.md).
 
 Python 3 standard library only. Every analysis script reads reports through
 this module:
@@ -40,18 +40,23 @@ __all__ = [
 ]
 
 MAGIC = "aprof-trms-report"
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 # Older versions this reader still reads, with their field counts that differ.
+# Version 5 added the `\xHH` escapes of text fields and the optional
+# kernel-writes-unseen records;
 # Version 4 added the optional calling-context records (--collect-context=yes);
 # version 3 added the optional call records and input-sources records
 # (--input-sources=yes); version 2 has neither.
-_OLD_FIELD_COUNTS = {1: {"routine": 5}, 2: {}, 3: {}}
+_OLD_FIELD_COUNTS = {1: {"routine": 5}, 2: {}, 3: {}, 4: {}}
 # The records a version introduced: an older report that has one is malformed.
-_SINCE_VERSION = {"contexts": 4, "context": 4, "context-trms": 4, "context-rms": 4}
+_SINCE_VERSION = {"contexts": 4, "context": 4, "context-trms": 4, "context-rms": 4,
+                  "kernel-writes-unseen": 5}
 METRICS = ("trms", "rms")
 COST_METRICS = ("bb", "instructions")
 RESOLUTIONS = (1, 2, 4, 8, 16)
 SYSCALL_INPUTS = ("all", "io")
+# The kernel-writes-unseen mechanisms, in the order of their records.
+KERNEL_WRITE_MECHANISMS = ("io_uring", "proc-self-mem")
 
 
 class ReportError(Exception):
@@ -90,6 +95,10 @@ class Header:
     # The depth limit of --collect-context=yes runs (version 4): the report
     # has context, context-trms and context-rms records. None: no contexts.
     context_depth: Optional[int] = None
+    # The kernel-writes-unseen records (version 5): mechanisms the process
+    # set up through which the kernel writes its memory outside its system
+    # calls ("io_uring", "proc-self-mem"); input sizes may miss those writes.
+    kernel_writes_unseen: Tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -240,6 +249,7 @@ class Report:
 # ---------------------------------------------------------------------------
 
 _UNESCAPE = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
+_HEX_BYTE = re.compile(r"[0-9a-f]{2}\Z")
 _ESCAPE = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 _INT = re.compile(r"[0-9]+\Z")
 _INTS = re.compile(r"[0-9]+(?:\t[0-9]+)*\Z")   # a record whose fields are all integers
@@ -247,10 +257,13 @@ _ADDRESS = re.compile(r"0x[0-9a-f]+\Z")
 
 
 def unescape(text: str) -> str:
-    """Undoes the escapes of a text field; ValueError on an invalid escape."""
+    """Undoes the escapes of a text field; ValueError on an invalid escape.
+    `\\xHH` (format version 5) is one raw byte: the bytes are decoded as
+    UTF-8 once unescaped, and bytes that still are not valid UTF-8 are kept
+    visible as the four characters `\\xHH` (errors="backslashreplace")."""
     if "\\" not in text:
         return text
-    out = []
+    out = bytearray()
     i = 0
     while i < len(text):
         c = text[i]
@@ -258,19 +271,36 @@ def unescape(text: str) -> str:
             if i + 1 == len(text):
                 raise ValueError("text field ends with a lone backslash")
             e = text[i + 1]
+            if e == "x":
+                digits = text[i + 2:i + 4]
+                if not _HEX_BYTE.match(digits):
+                    raise ValueError(f"invalid escape '\\x{digits}' in text field "
+                                     f"(expected two lowercase hex digits)")
+                out.append(int(digits, 16))
+                i += 4
+                continue
             if e not in _UNESCAPE:
                 raise ValueError(f"invalid escape '\\{e}' in text field")
-            out.append(_UNESCAPE[e])
+            out += _UNESCAPE[e].encode()
             i += 2
         else:
-            out.append(c)
+            out += c.encode("utf-8", "surrogatepass")
             i += 1
-    return "".join(out)
+    return out.decode("utf-8", "backslashreplace")
+
+
+def _escaped_char(c: str) -> str:
+    if c in _ESCAPE:
+        return _ESCAPE[c]
+    if ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F:   # C0, DEL and C1 controls: their bytes
+        return "".join(f"\\x{byte:02x}" for byte in c.encode())
+    return c
 
 
 def escape(text: str) -> str:
-    """The inverse of unescape() (for writers of reports and of tests)."""
-    return "".join(_ESCAPE.get(c, c) for c in text)
+    """The inverse of unescape() (for writers of reports and of tests), as
+    the tool escapes (format version 5)."""
+    return "".join(map(_escaped_char, text))
 
 
 # ---------------------------------------------------------------------------
@@ -281,7 +311,8 @@ def escape(text: str) -> str:
 _TAGS = {
     MAGIC: (1, 0),
     "tool": (3, 1), "command": (None, 2), "pid": (2, 3), "cost-metric": (1, 4),
-    "memory-resolution": (1, 5), "syscall-input": (1, 6), "trms-tracking": (1, 7),
+    "memory-resolution": (1, 5), "syscall-input": (1, 6), "kernel-writes-unseen": (1, 6.5),
+    "trms-tracking": (1, 7),
     "shadow-peak-bytes": (1, 7.5),  # after trms-tracking, before thread
     "input-sources": (1, 7.7), "contexts": (1, 7.8),
     "thread": (3, 8), "routine": (8, 9), "totals": (5, 10),
@@ -295,7 +326,10 @@ _LAST_HEADER_RANK = 7.8
 _REPEATED_TAGS = frozenset(t for t, (_, rank) in _TAGS.items() if _LAST_HEADER_RANK < rank and t != "end")
 # Header records that may be absent (written only when not the default, or
 # not yet written by older versions).
-_OPTIONAL_TAGS = ("trms-tracking", "shadow-peak-bytes", "input-sources", "contexts")
+_OPTIONAL_TAGS = ("kernel-writes-unseen", "trms-tracking", "shadow-peak-bytes", "input-sources",
+                  "contexts")
+# Header records that may come more than once in a row (one per value).
+_MULTIPLE_HEADER_TAGS = frozenset({"kernel-writes-unseen"})
 _TUPLE_FIELDS = tuple(f.replace("_", " ") for f in CostTuple._fields)
 # CostTuple._make without its length check (the field count is checked before).
 _new_cost_tuple = functools.partial(tuple.__new__, CostTuple)
@@ -393,7 +427,8 @@ class _Parser:
             raise self.error(f"'{tag}' record needs {count} field(s) after the tag, has {len(args)}")
         # Order: records of one tag are contiguous, tags in the documented order,
         # header records exactly once.
-        if rank < self.rank or (rank == self.rank and (rank <= _LAST_HEADER_RANK or tag == "end")):
+        if rank < self.rank or (rank == self.rank and (rank <= _LAST_HEADER_RANK or tag == "end")
+                                and tag not in _MULTIPLE_HEADER_TAGS):
             if tag == self.last_tag:
                 raise self.error(f"duplicate '{tag}' record")
             raise self.error(f"record out of order: '{tag}' after '{self.last_tag}'")
@@ -441,6 +476,16 @@ class _Parser:
         if args[0] not in SYSCALL_INPUTS:
             raise self.error(f"unknown syscall input {args[0]!r} (expected one of {', '.join(SYSCALL_INPUTS)})")
         self.header["syscall_input"] = args[0]
+
+    def rec_kernel_writes_unseen(self, tag, args):
+        seen = self.header.setdefault("kernel_writes_unseen", [])
+        if args[0] not in KERNEL_WRITE_MECHANISMS:
+            raise self.error(f"'{tag}' record: unknown mechanism {args[0]!r} "
+                             f"(expected one of {', '.join(KERNEL_WRITE_MECHANISMS)})")
+        if seen and KERNEL_WRITE_MECHANISMS.index(args[0]) <= KERNEL_WRITE_MECHANISMS.index(seen[-1]):
+            raise self.error(f"'{tag}' record: {args[0]!r} after {seen[-1]!r} "
+                             f"(each mechanism once, in the order {', '.join(KERNEL_WRITE_MECHANISMS)})")
+        seen.append(args[0])
 
     def rec_trms_tracking(self, tag, args):
         if args[0] not in ("yes", "no"):
@@ -659,7 +704,8 @@ class _Parser:
                         h["command"], h["pid"], h["ppid"], h["cost_metric"],
                         h["memory_resolution"], h["syscall_input"],
                         h.get("trms_tracking", True), h.get("shadow_peak_bytes"),
-                        h.get("input_sources", False), h.get("context_depth"))
+                        h.get("input_sources", False), h.get("context_depth"),
+                        tuple(h.get("kernel_writes_unseen", ())))
         return Report(self.path, header, self.threads, self.routines, self.totals,
                       self.metrics["trms"], self.metrics["rms"],
                       self.thread_sources, self.kernel_sources, self.calls, self.contexts,

@@ -212,10 +212,58 @@ def test_utf8_names():
     assert r.routines[7].name == "consume_données"
 
 
-@pytest.mark.parametrize("text", ["", "a\tb", "\\", "\\\\\\t\\n\\r", "x\ty\nz\r\\w"])
+@pytest.mark.parametrize("text", ["", "a\tb", "\\", "\\\\\\t\\n\\r", "x\ty\nz\r\\w",
+                                  "\x1b]0;t\x07 \x7f \x85 caf\u00e9 \\xff"])
 def test_escape_roundtrip(text):
     assert ar.unescape(ar.escape(text)) == text
     assert "\t" not in ar.escape(text) and "\n" not in ar.escape(text)
+
+
+# Version 5: `\xHH` is one raw byte; the bytes are decoded as UTF-8, and
+# bytes that still are not UTF-8 stay visible as `\xHH`.
+HEADER_V5 = ["aprof-trms-report\t5"] + HEADER[1:]
+
+
+@pytest.mark.parametrize("field, name", [
+    ("caf\\xc3\\xa9", "caf\u00e9"),
+    ("caf\\xe9", "caf\\xe9"),
+    ("x\\xffy\\x1b[2J\\x07", "x\\xffy\x1b[2J\x07"),
+    ("\\xc2\\x85\\\\xff", "\x85\\xff"),
+])
+def test_version_5_byte_escapes(field, name):
+    body = [line.replace("\tconsume_data\t", f"\t{field}\t", 1) for line in EXAMPLE_BODY_V2]
+    r = parse(report_text(body, header=HEADER_V5))
+    assert r.routines[7].name == name
+
+
+@pytest.mark.parametrize("field", ["\\x", "\\xf", "\\xFF", "\\xg0"])
+def test_version_5_bad_byte_escapes(field):
+    body = [line.replace("\tconsume_data\t", f"\t{field}\t", 1) for line in EXAMPLE_BODY_V2]
+    expect_error(report_text(body, header=HEADER_V5), 10, "invalid escape")
+
+
+def test_version_5_kernel_writes_unseen():
+    assert parse(report_text(EXAMPLE_BODY_V2, header=HEADER_V5)).header.kernel_writes_unseen == ()
+    for mechanisms in (["io_uring"], ["proc-self-mem"], ["io_uring", "proc-self-mem"]):
+        header = HEADER_V5 + [f"kernel-writes-unseen\t{m}" for m in mechanisms]
+        r = parse(report_text(EXAMPLE_BODY_V2, header=header))
+        assert r.header.kernel_writes_unseen == tuple(mechanisms)
+
+
+@pytest.mark.parametrize("header, line, pattern", [
+    (HEADER_V5 + ["kernel-writes-unseen\tio_uring"] * 2, 9, "'io_uring' after 'io_uring'"),
+    (HEADER_V5 + ["kernel-writes-unseen\tproc-self-mem", "kernel-writes-unseen\tio_uring"], 9,
+     "each mechanism once, in the order io_uring, proc-self-mem"),
+    (HEADER_V5 + ["kernel-writes-unseen\tptrace"], 8, "unknown mechanism 'ptrace'"),
+    (HEADER_V5[:6] + ["kernel-writes-unseen\tio_uring"] + HEADER_V5[6:], 7,
+     "missing 'syscall-input' record before 'kernel-writes-unseen'"),
+    (HEADER_V5 + ["input-sources\tyes", "kernel-writes-unseen\tio_uring"], 9,
+     "out of order: 'kernel-writes-unseen' after 'input-sources'"),
+    (["aprof-trms-report\t4"] + HEADER[1:] + ["kernel-writes-unseen\tio_uring"], 8,
+     "exists since version 5"),
+])
+def test_version_5_kernel_writes_unseen_errors(header, line, pattern):
+    expect_error(report_text(EXAMPLE_BODY_V2, header=header), line, pattern)
 
 
 # ---------------------------------------------------------------------------
@@ -235,7 +283,7 @@ def test_wrong_magic():
     expect_error("tool\taprof-trms\t0.1.0\t3.19.0\n", 1, "not an aprof-trms report")
 
 
-@pytest.mark.parametrize("version", ["5", "0", "10"])
+@pytest.mark.parametrize("version", ["6", "0", "10"])
 def test_unsupported_version(version):
     expect_error(report_text(EXAMPLE_BODY, header=replace_line(HEADER, 0, "aprof-trms-report\t" + version)),
                  1, "unsupported report format version " + version)

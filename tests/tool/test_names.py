@@ -64,7 +64,7 @@ def test_source_file_and_line_of_routines(tmp_path):
     prog, disp = program("sumarray"), program("dispatch")
     run, run_disp = run_tools(tmp_path, [Spec([prog, "100"]), Spec([disp, "10"])])
     r = run.report
-    assert r.header.version == ar.FORMAT_VERSION == 4
+    assert r.header.version == ar.FORMAT_VERSION == 5
     source = os.path.join(PROGRAMS, "sumarray.cc")
     symbols = nm_addresses(prog)
     for name, pattern in (("sum_array", r"\bsum_array\(const int\* a"),
@@ -113,3 +113,39 @@ def test_stripped_dispatcher_named_by_object_address_and_counted(tmp_path):
     calls = counts_by_basename(call_counts(cg_out))
     assert calls[(f"{address:#018x}", "dispatch-stripped")] == N
 
+
+
+# --- Names and arguments of any bytes (format version 5) ------------------------------
+
+ODD_SOURCE = rb"""#include <stdio.h>
+__attribute__((noinline)) int odd_routine(int x) __asm__("caf\xe9_routine");
+__attribute__((noinline)) int odd_routine(int x) { return x * 2; }
+int main(int argc, char** argv) { printf("%d\n", odd_routine(argc)); return 0; }
+"""
+
+
+def _visible(raw: bytes) -> str:
+    """What the reader gives for raw bytes: UTF-8, the rest as \\xHH."""
+    return raw.decode("utf-8", "backslashreplace")
+
+
+def test_names_and_arguments_of_any_bytes(tmp_path):
+    """An executable whose name is not UTF-8, a symbol with a byte that is
+    not UTF-8 (the assembler takes no control character), an argument with \\xff, ESC, a C0
+    control, DEL and a C1 control: the report is valid UTF-8 without control
+    characters but TAB and LF, and the reader gets the names back."""
+    exe = os.path.join(os.fsencode(tmp_path), b"odd\xe9name")
+    source = tmp_path / "odd.c"
+    source.write_bytes(ODD_SOURCE)
+    subprocess.run(["cc", "-O1", "-g", "-o", exe, str(source)], check=True)
+    argument = b"x\xffy\x1b[2J\x01\x7f\xc2\x85\tz"
+    run = run_tools(tmp_path, [Spec([os.fsdecode(exe), os.fsdecode(argument)])])[0]
+    raw = next(run.dir.glob("aprof.*")).read_bytes()
+    text = raw.decode("utf-8")   # strict: raises on any byte outside UTF-8
+    controls = sorted({f"U+{ord(c):04X}" for c in text
+                       if c not in "\t\n" and (ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F)})
+    assert controls == [], controls
+    r = run.report
+    assert r.header.command == (_visible(exe), "x\\xffy\x1b[2J\x01\x7f\x85\tz")
+    odd = routine(r, "caf\\xe9_routine", _visible(exe))
+    assert ar.activations(r, odd) == 1

@@ -3,9 +3,12 @@
 --overflow-threshold."""
 import os
 import re
+import select
+import signal
+import subprocess
 
 from aprof_trms import report as ar
-from toolrun import Spec, program, routine, run_tools, tuple_of
+from toolrun import RUN_TIMEOUT, Spec, program, routine, run_tools, tuple_of, vg_in_place
 
 N1, N2 = 1000, 3000
 
@@ -41,6 +44,73 @@ def test_skip_routine_is_transparent(tmp_path):
     rms = [tuple_of(run.report, "rms", routine(run.report, "run_sum", prog)).size
            for run in (skip1, skip2)]
     assert rms[1] - rms[0] == N2 - N1
+
+
+# Names where a backtracking glob matcher (Valgrind's VG_(string_match), used
+# before) hangs or asserts: '*a*b*c*z' against 20,000 bytes of "abc" without
+# a z took over 10 minutes, SIGTERM ignored meanwhile; a name of a million
+# bytes failed its assertion nInput < 1000000. The skipped routine is called
+# by the kept one; "forever" makes the program then call the kept one until
+# a signal ends it, after printing "ready".
+SKIPPED = "skip_" + "abc" * 333334 + "z"
+KEPT = "keep_" + "abc" * 6667 + "y"
+LONG_NAMES_SOURCE = f"""#include <stdio.h>
+#include <string.h>
+__attribute__((noinline)) void {SKIPPED}(volatile long* x) {{ *x += 1; }}
+__attribute__((noinline)) void {KEPT}(volatile long* x) {{ {SKIPPED}(x); *x += 2; }}
+int main(int argc, char** argv) {{
+  volatile long x = 0;
+  for (int i = 0; i < 3; i++) {KEPT}(&x);
+  printf("ready %ld\\n", x);
+  fflush(stdout);
+  if (argc > 1 && strcmp(argv[1], "forever") == 0)
+    for (;;) {KEPT}(&x);
+  return 0;
+}}
+"""
+PATHOLOGICAL_PATTERN = "--skip-routine=*a*b*c*z"
+
+
+def _long_names_program(tmp_path):
+    source = tmp_path / "longnames.c"
+    source.write_text(LONG_NAMES_SOURCE)
+    exe = tmp_path / "longnames"
+    subprocess.run(["cc", "-O1", "-o", str(exe), str(source)], check=True)
+    return str(exe)
+
+
+def test_skip_routine_on_very_long_names(tmp_path):
+    """No time limit of its own (no timed tests): a backtracking matcher
+    makes the run exceed the harness's timeout."""
+    exe = _long_names_program(tmp_path)
+    run = run_tools(tmp_path, [Spec([exe], [PATHOLOGICAL_PATTERN])])[0]
+    assert run.stdout == "ready 9\n", run.describe()
+    r = run.report
+    assert ar.routines_named(r, SKIPPED) == []
+    kept = routine(r, KEPT, exe)
+    assert ar.activations(r, kept) == 3
+
+
+def test_sigterm_early_in_a_run_writes_the_report(tmp_path):
+    """SIGTERM once the program has instrumented and run the routines with
+    the long names: the run ends with the signal and a whole report."""
+    exe = _long_names_program(tmp_path)
+    argv = [vg_in_place(), f"--aprof-out-file={tmp_path}/r", PATHOLOGICAL_PATTERN, exe, "forever"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        ready, _, _ = select.select([proc.stdout], [], [], RUN_TIMEOUT)
+        assert ready and proc.stdout.readline() == b"ready 9\n", "the program did not start"
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=RUN_TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == -signal.SIGTERM, err.decode(errors="replace")
+    r = ar.load(tmp_path / "r")
+    assert ar.routines_named(r, SKIPPED) == []
+    assert ar.activations(r, routine(r, KEPT, exe)) >= 3
 
 
 def test_collection_control_with_client_requests(tmp_path):

@@ -19,7 +19,7 @@ def test_header_file_name_and_pid(tmp_path):
     h = r.header
     assert os.path.basename(r.path) == f"aprof.{run.pid}"
     assert (h.pid, h.ppid) == (run.pid, os.getpid())
-    assert h.version == ar.FORMAT_VERSION == 4
+    assert h.version == ar.FORMAT_VERSION == 5
     assert h.tool == "aprof-trms"
     banner = re.search(r"^==\d+== aprof-trms-(\S+), input-sensitive profiler", run.stderr, re.M)
     assert banner, run.describe()

@@ -46,6 +46,22 @@ def test_fork_writes_one_report_per_process(tmp_path):
         assert got == expected[who], f"{who} report {rep.path}"
 
 
+def test_fork_with_a_fixed_out_file_keeps_both_reports(tmp_path):
+    """--aprof-out-file without %p: the child's report gets ".<its pid>"
+    appended, which the log says, instead of replacing the parent's."""
+    prog = program("forking")
+    run = run_tools(tmp_path, [Spec([prog], out_file="fixed")])[0]
+    names = sorted(os.listdir(run.dir))
+    assert len(names) == 2 and names[0] == "fixed", run.describe()
+    parent, child = (ar.load(run.dir / name) for name in names)
+    assert parent.header.pid == run.pid and child.header.ppid == run.pid
+    assert names[1] == f"fixed.{child.header.pid}"
+    assert (f"--aprof-out-file has no %p: the report of the forked child {child.header.pid} "
+            f"goes to {run.dir}/fixed.{child.header.pid}, not over its parent's") in run.stderr
+    assert ar.activations(parent, routine(parent, "parent_work", prog)) == 7
+    assert ar.activations(child, routine(child, "child_work", prog)) == 11
+
+
 def test_trace_children_across_exec(tmp_path):
     """The image started by exec reports under the same pid, with its own
     command line; the image that called exec is not reported."""

@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Where growth comes from: routines whose inclusive growth is carried by a
+callee.
+
+An event loop, a dispatcher, a thread's main routine, an interpreter's
+loop, a scheduler: each one's inclusive cost grows with its input because
+a routine it calls does the growing work. Ranked by inclusive cost, these
+carriers come first and hide the source. A routine R is *carried* by its
+callee C when
+
+- the calls from R to C hold at least CARRIED_SHARE of R's inclusive cost
+  (the call graph's `call` records: the inclusive cost of C's activations
+  called from R), and
+- C's own cost function grows at least about as fast as R's (its growth
+  exponent is at most DISTINCT_GROWTH below R's: fit.py's scale).
+
+Of such callees the one with the largest share carries R. The *source* of
+R's growth follows the carriers down until a routine that no callee
+carries. Reports without call records (version < 3) have no carriers.
+"""
+from typing import Callable, Dict, Optional
+
+from .profile import Profile, RoutineKey, RoutineProfile
+
+__all__ = ["CARRIED_SHARE", "DISTINCT_GROWTH", "carrier_of", "source_of"]
+
+CARRIED_SHARE = 0.5     # of the caller's inclusive cost, in calls to one callee
+DISTINCT_GROWTH = 0.5   # fit.DISTINCT_GROWTH: growth exponents this far apart differ
+_MAX_DEPTH = 64         # carriers followed down (call chains are rarely deeper)
+
+# A routine's fitted growth exponent, or None when it cannot be fitted.
+GrowthOf = Callable[[RoutineProfile], Optional[float]]
+
+
+def carrier_of(profile: Profile, routine: RoutineProfile,
+               growth_of: GrowthOf) -> Optional[RoutineProfile]:
+    """The callee that carries the routine's growth, or None (module
+    docstring). growth_of is called for the routine and for at most its
+    callees above CARRIED_SHARE."""
+    if routine.cumulative_cost <= 0:
+        return None
+    _, callees = profile.callers_and_callees(routine.key)
+    heavy = [(key, edge) for key, edge in callees
+             if key != routine.key and key in profile.routines
+             and edge.inclusive_cost >= CARRIED_SHARE * routine.cumulative_cost]
+    if not heavy:
+        return None
+    own = growth_of(routine)
+    if own is None:
+        return None
+    for key, _ in heavy:   # by decreasing inclusive cost
+        callee = profile.routines[key]
+        growth = growth_of(callee)
+        if growth is not None and growth >= own - DISTINCT_GROWTH:
+            return callee
+    return None
+
+
+def source_of(profile: Profile, routine: RoutineProfile, growth_of: GrowthOf,
+              known: Optional[Dict[RoutineKey, Optional[RoutineProfile]]] = None) \
+        -> Optional[RoutineProfile]:
+    """The routine at the bottom of the chain of carriers below `routine`
+    (None when no callee carries it). `known` caches carrier_of() answers
+    across calls."""
+    known = {} if known is None else known
+    seen = {routine.key}
+    current, source = routine, None
+    for _ in range(_MAX_DEPTH):
+        if current.key not in known:
+            known[current.key] = carrier_of(profile, current, growth_of)
+        below = known[current.key]
+        if below is None or below.key in seen:
+            return source
+        seen.add(below.key)
+        current = source = below
+    return source

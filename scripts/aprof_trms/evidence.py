@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""What a routine's points support, whatever model was fitted to them.
+
+A fit through hundreds of sizes is strong evidence only if the sizes are
+spread out: a server whose replies come in four value sizes gives hundreds
+of distinct sizes in four clusters, and a model with three parameters
+through four clusters proves nothing. And a model that fits well on the
+whole range can grow much faster than the points do where it matters, at
+the largest sizes, where extrapolation starts: a mixed model such as
+`-113 + 4.63·n + 7.15e-6·n^3` has a local slope of 2.6 at the largest size
+where the points rise with a slope of 1.9. This module measures both,
+from the points alone:
+
+- size_clusters(): sizes grouped on a log scale (a new cluster starts more
+  than CLUSTER_GAP times above the first size of the current one; 0 is a
+  cluster of its own), and size_span(), largest over smallest nonzero size;
+- tail_slope(): the log-log slope of the points at the largest sizes
+  (least squares of log cost on log size over the largest doubling of the
+  sizes, widened until it holds TAIL_CLUSTERS clusters);
+- local_slope(): the same slope of a fitted model, d log f / d log n, at a
+  size;
+- growth_factor(): how much a fit predicts the cost to grow when the input
+  grows k-fold beyond the largest size, following the points' slope when
+  the model is steeper there than they are (a term the data do not show
+  does not extrapolate).
+
+fit.py uses them to decide whether a fit is conclusive; rank.py's
+prediction and regress.py's gate follow from there. numpy from Debian.
+"""
+import math
+from typing import Optional, Sequence, Tuple
+
+import numpy as np
+
+__all__ = ["CLUSTER_GAP", "TAIL_CLUSTERS", "SLOPE_TOLERANCE", "size_clusters", "size_span",
+           "tail_slope", "local_slope", "growth_factor"]
+
+CLUSTER_GAP = 1.15      # sizes within this factor of a cluster's first size join it
+TAIL_CLUSTERS = 3       # clusters the tail slope is measured on (at least)
+SLOPE_TOLERANCE = 0.35  # a model's local slope this far from the points' disagrees with them
+
+
+def size_clusters(sizes: Sequence[float]) -> int:
+    """Number of clusters of the sizes on a log scale (module docstring)."""
+    clusters, start = 0, None
+    for size in sorted(set(float(s) for s in sizes)):
+        if start is None or (start == 0.0 and size > 0.0) or size > start * CLUSTER_GAP:
+            clusters += 1
+            start = size
+    return clusters
+
+
+def size_span(sizes: Sequence[float]) -> float:
+    """Largest size over the smallest nonzero one (1 when fewer than two)."""
+    positive = [float(s) for s in sizes if s > 0]
+    return max(positive) / min(positive) if len(positive) >= 2 else 1.0
+
+
+def _tail(sizes: np.ndarray) -> np.ndarray:
+    """Mask of the points at the largest sizes: the largest doubling,
+    widened by doublings until it holds TAIL_CLUSTERS clusters."""
+    top = float(sizes.max())
+    low = top / 2.0
+    while True:
+        mask = sizes >= low
+        if size_clusters(sizes[mask]) >= TAIL_CLUSTERS or low <= float(sizes.min()):
+            return mask
+        low /= 2.0
+
+
+def tail_slope(sizes: Sequence[float], costs: Sequence[float]) -> Optional[float]:
+    """Log-log slope of the points at the largest sizes, or None when they
+    cannot tell one (fewer than two positive sizes or costs there)."""
+    n = np.asarray(sizes, dtype=float)
+    y = np.asarray(costs, dtype=float)
+    usable = (n > 0) & (y > 0)
+    if np.unique(n[usable]).size < 2:
+        return None
+    n, y = n[usable], y[usable]
+    mask = _tail(n)
+    if np.unique(n[mask]).size < 2:
+        return None
+    x, v = np.log(n[mask]), np.log(y[mask])
+    xc = x - x.mean()
+    return float(np.dot(xc, v - v.mean()) / np.dot(xc, xc))
+
+
+def local_slope(predict, size: float) -> Optional[float]:
+    """d log f / d log n of a model (its predict function) at `size`, or
+    None where the model is not positive."""
+    if size <= 0:
+        return None
+    step = 1.01
+    low, high = (float(np.asarray(predict([size / step, size * step]), dtype=float)[i])
+                 for i in (0, 1))
+    if low <= 0 or high <= 0:
+        return None
+    return math.log(high / low) / (2.0 * math.log(step))
+
+
+def growth_factor(predict, largest: float, scale: float,
+                  points_slope: Optional[float]) -> Tuple[float, bool]:
+    """(factor, follows_points): how many times the cost at `scale` times
+    the largest size exceeds the cost at the largest size. The model's own
+    ratio, unless the model is steeper at the largest size than the points
+    are (by more than SLOPE_TOLERANCE): then scale ** points_slope, the
+    growth the data support, and follows_points is True."""
+    at = np.asarray(predict([largest, largest * scale]), dtype=float)
+    own = float(at[1] / at[0]) if at[0] > 0 else float("inf")
+    model_slope = local_slope(predict, largest)
+    if (points_slope is not None and model_slope is not None
+            and model_slope > points_slope + SLOPE_TOLERANCE):
+        return scale ** max(points_slope, 0.0), True
+    return own, False
