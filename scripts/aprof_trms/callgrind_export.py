@@ -26,10 +26,9 @@ no call graph.
 """
 import os
 import sys
-import tempfile
 from typing import Dict, List, Optional, TextIO, Tuple
 
-from . import cli
+from . import cli, output
 from . import report as aprof_report
 
 __all__ = ["EVENTS", "NO_ROUTINE", "routine_sums", "export", "main"]
@@ -149,26 +148,6 @@ def export(report: aprof_report.Report, out: TextIO, thread: Optional[int] = Non
     w(f"totals: {' '.join(map(str, totals))}\n")
 
 
-def _write_file(path: str, report: aprof_report.Report, thread: Optional[int]) -> None:
-    """Writes beside `path` and renames, so that the file is whole or absent."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".callgrind-export.", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            export(report, f, thread)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def main(argv: Optional[List[str]] = None) -> int:
     parser = cli.argument_parser(
         description="Writes an aprof-trms report as a callgrind.out file (cost, TRMS, RMS "
@@ -186,5 +165,6 @@ def main(argv: Optional[List[str]] = None) -> int:
         export(report, sys.stdout, args.thread)
         return cli.EXIT_OK
     path = args.output or f"callgrind.out.{report.header.pid}"
-    _write_file(path, report, args.thread)
+    with output.replacing(path) as f:   # whole or absent, never over a device
+        export(report, f, args.thread)
     return cli.EXIT_OK

@@ -57,7 +57,7 @@ import functools
 import os
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import cli
+from . import cli, output
 from . import plotting as apl
 from . import profile as aprof_profile
 from . import report as aprof_report
@@ -528,8 +528,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         apl.save_figure(drawers[name](), path, fmt, args.dpi)
         written.append(path)
     summary = os.path.join(outdir, SUMMARY)
-    with open(summary, "w", encoding="utf-8") as f:
-        f.write(summary_text(programs, args.top))
+    output.write_text(summary, summary_text(programs, args.top))
     written.append(summary)
     if not args.quiet:
         for path in written:

@@ -46,7 +46,7 @@ import shlex
 import sys
 from typing import Dict, List, Optional, Sequence
 
-from . import __version__, cli
+from . import __version__, cli, output
 from . import charts as aprof_charts
 from . import fit as aprof_fit
 from . import html_calls
@@ -246,20 +246,6 @@ def render(data: Dict) -> str:
                   _asset("report.html"))
 
 
-def write_atomically(path: str, text: str) -> None:
-    """Writes path through a temporary file in its directory, so that a
-    failure never leaves a half-written report."""
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def parse_args(argv):
     p = cli.argument_parser(
         description="Write one self-contained HTML file (no network, no server) to browse a "
@@ -287,6 +273,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     baseline = aprof_profile.load_profile(args.baseline) if args.baseline else None
     data = report_data(reports, [cli.program_name()] + list(sys.argv[1:] if argv is None else argv),
                        baseline, args, args.graph_edges)
-    write_atomically(args.output, render(data))
+    output.write_text(args.output, render(data))
     print(args.output)
     return cli.EXIT_OK

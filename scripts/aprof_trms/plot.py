@@ -37,7 +37,7 @@ import sys
 import textwrap
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import cli
+from . import cli, output
 from . import plotting as apl
 from . import profile as aprof_profile
 from . import select
@@ -533,9 +533,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         apl.save_figure(fig, grid_path, grid_fmt, args.dpi)
         written.append(grid_path)
     summary = os.path.join(outdir, SUMMARY)
-    with open(summary, "w", encoding="utf-8") as f:
-        f.write(summary_text(profile, routines, fits_of, files_of, aprof_fit,
-                             selection.account()))
+    output.write_text(summary, summary_text(profile, routines, fits_of, files_of, aprof_fit,
+                                            selection.account()))
     written.append(summary)
     stale = apl.replace_manifest(outdir, written)
     if not args.quiet:

@@ -18,6 +18,7 @@ import sys
 import tempfile
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from . import output
 from . import profile as aprof_profile
 from . import report as aprof_report
 from .cli import UserError
@@ -158,7 +159,8 @@ def save_figure(fig, path: str, fmt: str, dpi: int) -> None:
         metadata = {"Date": None}
     elif fmt == "pdf":
         metadata = {"CreationDate": None, "ModDate": None}
-    fig.savefig(path, format=fmt, dpi=dpi, metadata=metadata)
+    with output.replacing(path, binary=True) as f:
+        fig.savefig(f, format=fmt, dpi=dpi, metadata=metadata)
     import matplotlib.pyplot as plt
     plt.close(fig)
 
@@ -253,6 +255,5 @@ def replace_manifest(outdir: str, written: Sequence[str]) -> List[str]:
                 removed.append(name)
             except FileNotFoundError:
                 pass
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("".join(name + "\n" for name in inside))
+    output.write_text(path, "".join(name + "\n" for name in inside))
     return removed
