@@ -70,8 +70,13 @@ def expand_inputs(paths: Sequence[str]) -> List[str]:
 
 
 def load_reports(paths: Sequence[str]) -> List[aprof_report.Report]:
-    """Parses every report named by the arguments (ReportError on a bad one)."""
-    return [aprof_report.load(f) for f in expand_inputs(paths)]
+    """Parses every report named by the arguments (ReportError on a bad
+    one, ProfileError on one given twice)."""
+    reports = [aprof_report.load(f) for f in expand_inputs(paths)]
+    digests: Dict[str, str] = {}
+    for rep in reports:
+        aprof_profile.check_distinct(digests, rep)
+    return reports
 
 
 # ---------------------------------------------------------------------------

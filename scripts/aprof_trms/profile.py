@@ -39,7 +39,7 @@ from . import report as aprof_report
 from . import producers as aprof_sources
 
 __all__ = ["ProfileError", "Point", "RoutineProfile", "ContextProfile", "EdgeTotals", "Profile",
-           "merge", "report_files", "load_profile"]
+           "merge", "report_files", "load_profile", "check_distinct"]
 
 RoutineKey = Tuple[str, str]  # (object path, mangled name)
 ContextKey = Tuple[RoutineKey, ...]  # the chain of routines from the root to the context's own
@@ -259,6 +259,17 @@ class _ReportPoints:
             point.add(t)
 
 
+def check_distinct(first_paths: Dict[str, str], rep: aprof_report.Report) -> None:
+    """ProfileError if a report with the same bytes as `rep` was read
+    before (the same file given twice, or a copy of it: the same run, whose
+    every activation would count twice); first_paths: digest -> path of the
+    reports read before, `rep` added."""
+    if rep.digest in first_paths:
+        raise ProfileError(f"{rep.path}: the same report as {first_paths[rep.digest]} (the same "
+                           "bytes): a run given twice would count every activation twice")
+    first_paths[rep.digest] = rep.path
+
+
 class _Merger:
     """Reports added one by one (same settings required) into a Profile."""
 
@@ -272,8 +283,10 @@ class _Merger:
         self.calls: Dict[Tuple[RoutineKey, RoutineKey], EdgeTotals] = {}
         self.contexts: Dict[ContextKey, ContextProfile] = {}
         self.context_depths: Dict[Optional[int], str] = {}   # depth limit -> a report with it
+        self.digests: Dict[str, str] = {}   # of the reports added: check_distinct()
 
     def add(self, rep: aprof_report.Report, points: _ReportPoints) -> None:
+        check_distinct(self.digests, rep)
         if self.first is None:
             self.first = rep
         elif _settings(rep.header) != _settings(self.first.header):
