@@ -30,6 +30,7 @@ from typing import Dict, List, Optional, TextIO, Tuple
 
 from . import cli, output
 from . import report as aprof_report
+from .names import printable
 
 __all__ = ["EVENTS", "NO_ROUTINE", "routine_sums", "export", "main"]
 
@@ -80,7 +81,7 @@ def _function_names(report: aprof_report.Report) -> Dict[int, str]:
         if seen[(r.file or "???", r.name)] > 1:
             address = r.object_address if r.object_address is not None else r.address
             name = f"{r.name} [{os.path.basename(r.object)}+{address:#x}]"
-        names[r.id] = name
+        names[r.id] = printable(name)
     return names
 
 
@@ -105,11 +106,11 @@ def export(report: aprof_report.Report, out: TextIO, thread: Optional[int] = Non
 
     w = out.write
     w("# callgrind format\nversion: 1\n")
-    w(f"creator: aprof-trms {h.tool_version} (callgrind-export of {report.path})\n")
+    w(f"creator: aprof-trms {printable(h.tool_version)} (callgrind-export of {printable(report.path)})\n")
     w(f"pid: {h.pid}\n")
     if thread is not None:
         w(f"thread: {thread}\n")
-    w(f"cmd: {' '.join(h.command)}\n")
+    w(f"cmd: {printable(' '.join(h.command))}\n")
     w("positions: line\n")
     w(f"event: {cost_event} : {cost_text}\n")
     for e in EVENTS:
@@ -130,7 +131,7 @@ def export(report: aprof_report.Report, out: TextIO, thread: Optional[int] = Non
 
     def position(rid: int) -> Tuple[str, str, int]:
         r = report.routines[rid]
-        return r.object, r.file or "???", r.line or 0
+        return printable(r.object), printable(r.file or "???"), r.line or 0
 
     for rid in sorted(set(sums) | set(edges)):
         obj, file, line = position(rid)

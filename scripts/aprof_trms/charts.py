@@ -62,6 +62,7 @@ from . import plotting as apl
 from . import profile as aprof_profile
 from . import report as aprof_report
 from . import select
+from .names import printable
 
 DEFAULT_TOP = 30
 DEFAULT_SIZE = "1000x500"
@@ -501,7 +502,7 @@ def summary_text(programs: List[Program], top: int) -> str:
         for r in chosen:
             out.append(f"    {r.induced_share:>9.2f}  {apl.percent(r.thread_induced, r.sum_trms):>8.2f}  "
                        f"{apl.percent(r.external, r.sum_trms):>6.2f}  {r.induced:>9}  "
-                       f"{r.sum_trms:>10}  {r.distinct_trms:>6}  {r.distinct_rms:>6}  {r.name}")
+                       f"{r.sum_trms:>10}  {r.distinct_trms:>6}  {r.distinct_rms:>6}  {printable(r.name)}")
         out.append("")
     return "\n".join(out)
 

@@ -201,6 +201,7 @@ def report_data(reports: Sequence[aprof_report.Report], argv: Sequence[str],
         "cost_metric": profile.cost_metric,
         "resolution": profile.memory_resolution,
         "trms_tracking": profile.trms_tracking,
+        "kernel_writes_unseen": aprof_report.kernel_writes_warning(profile.kernel_writes_unseen),
         "total_cost": profile.total_cost,
         "threads": [[label, tp.total_cost] for label, tp in threads] or
                    [[table.thread_label(rep, s, len(reports) > 1), rep.threads[s].total_cost]

@@ -61,8 +61,11 @@ def replacing(path: str, binary: bool = False) -> Iterator[IO]:
     without an exception (otherwise `path` is left as it was)."""
     check_target(path)
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)[:64]}.", suffix=".tmp",
-                               dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)[:64]}.", suffix=".tmp",
+                                   dir=directory)
+    except OSError as e:   # named after the file asked for, not the temporary one
+        raise OSError(e.errno, e.strerror, path) from None
     try:
         with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")) as f:
             yield f

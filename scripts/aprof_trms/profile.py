@@ -170,6 +170,8 @@ class Profile:
     contexts: Dict[ContextKey, ContextProfile] = dataclasses.field(default_factory=dict)
     context_depth: Optional[int] = None
     contexts_missing: str = ""   # why contexts is empty, for messages
+    # The kernel-writes-unseen mechanisms of the reports (format version 5).
+    kernel_writes_unseen: Tuple[str, ...] = ()
     # Indexes by routine of calls and contexts, built on first use (a page
     # of every routine asks for each one's edges and contexts).
     _index: Optional[tuple] = dataclasses.field(default=None, repr=False, compare=False)
@@ -284,6 +286,7 @@ class _Merger:
         self.contexts: Dict[ContextKey, ContextProfile] = {}
         self.context_depths: Dict[Optional[int], str] = {}   # depth limit -> a report with it
         self.digests: Dict[str, str] = {}   # of the reports added: check_distinct()
+        self.kernel_writes_unseen: Dict[str, None] = {}   # ordered set
 
     def add(self, rep: aprof_report.Report, points: _ReportPoints) -> None:
         check_distinct(self.digests, rep)
@@ -296,6 +299,7 @@ class _Merger:
                 "different settings cannot be merged")
         self.paths.append(rep.path)
         self.commands.append(rep.header.command)
+        self.kernel_writes_unseen.update(dict.fromkeys(rep.header.kernel_writes_unseen))
         self.total_cost += sum(t.total_cost for t in rep.threads.values())
         routines = self.routines
         keys = _keys_of(rep)
@@ -368,7 +372,8 @@ class _Merger:
         contexts, depth, missing = self.context_profiles()
         return Profile(self.paths, self.commands, h.cost_metric, h.memory_resolution,
                        h.trms_tracking, h.syscall_input, self.total_cost, self.routines,
-                       self.sources, self.calls, contexts, depth, missing)
+                       self.sources, self.calls, contexts, depth, missing,
+                       tuple(self.kernel_writes_unseen))
 
 
 def merge(reports: Sequence[aprof_report.Report]) -> Profile:

@@ -54,6 +54,7 @@ from . import cli
 from . import fit as aprof_fit
 from . import profile as aprof_profile
 from . import report as aprof_report
+from .names import printable
 from .rank import cost_share, display_name
 
 DEFAULT_TOLERANCE = 0.25
@@ -83,7 +84,7 @@ def by_match_key(profile: aprof_profile.Profile) -> Dict[Tuple[str, str], aprof_
 
 
 def _label(r: aprof_profile.RoutineProfile) -> str:
-    return f"{display_name(r)} ({os.path.basename(r.object)})"
+    return f"{display_name(r)} ({printable(os.path.basename(r.object))})"
 
 
 def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: str = "trms",

@@ -34,7 +34,7 @@ from typing import (BinaryIO, Callable, Dict, Iterable, Iterator, List, NamedTup
 __all__ = [
     "FORMAT_VERSION", "MAGIC", "METRICS", "ReportError",
     "Header", "Thread", "Routine", "Totals", "CostTuple", "ThreadSource", "KernelSource",
-    "Report",
+    "Report", "KERNEL_WRITES_UNSEEN", "kernel_writes_warning",
     "load", "loads", "unescape", "escape",
     "CallEdge", "routines_named", "routine_named", "activations", "totals", "tuples",
     "callers_and_callees", "consistency_problems",
@@ -57,8 +57,13 @@ COST_METRICS = ("bb", "instructions")
 RESOLUTIONS = (1, 2, 4, 8, 16)
 SYSCALL_INPUTS = ("all", "io")
 # The mechanisms of kernel writes outside system calls that the tool notices
-# being set up (kernel-writes-unseen records), in their record order.
-KERNEL_WRITES_UNSEEN = ("io_uring", "proc-self-mem")
+# being set up (kernel-writes-unseen records), in their record order, with
+# what the program did.
+KERNEL_WRITES_UNSEEN = {
+    "io_uring": "set up io_uring (the kernel writes its completions outside system calls)",
+    "proc-self-mem": "opened its own /proc/PID/mem for writing",
+}
+_MECHANISMS = tuple(KERNEL_WRITES_UNSEEN)
 
 
 class ReportError(Exception):
@@ -504,7 +509,7 @@ class _Parser:
             raise self.error(f"'{tag}' record: unknown mechanism {_quoted(mechanism)} "
                              f"(expected one of {', '.join(KERNEL_WRITES_UNSEEN)})")
         seen = self.header.setdefault("kernel_writes_unseen", ())
-        if seen and KERNEL_WRITES_UNSEEN.index(mechanism) <= KERNEL_WRITES_UNSEEN.index(seen[-1]):
+        if seen and _MECHANISMS.index(mechanism) <= _MECHANISMS.index(seen[-1]):
             raise self.error(f"'{tag}' record: {mechanism} after {seen[-1]} (each mechanism once, "
                              f"in the order {', '.join(KERNEL_WRITES_UNSEEN)})")
         self.header["kernel_writes_unseen"] = seen + (mechanism,)
@@ -903,6 +908,16 @@ def load(path: Union[str, "os.PathLike[str]"], tuple_sink: Optional[TupleSink] =
 # ---------------------------------------------------------------------------
 # Queries.
 # ---------------------------------------------------------------------------
+
+def kernel_writes_warning(mechanisms: Iterable[str]) -> str:
+    """The one-line warning the commands show for kernel-writes-unseen
+    records ("" if none): the input sizes may be too small."""
+    done = [KERNEL_WRITES_UNSEEN[m] for m in _MECHANISMS if m in set(mechanisms)]
+    if not done:
+        return ""
+    return ("input sizes may miss kernel writes made outside system calls: the program "
+            + " and ".join(done))
+
 
 def _object_matches(routine: Routine, obj: Optional[str]) -> bool:
     if obj is None:
