@@ -66,10 +66,15 @@ class BadInput(cli.UserError):
 
 
 def load_side(paths: List[str], side: str) -> aprof_profile.Profile:
+    """The merged reports of one side. An error reads as every command's
+    (FILE:LINE: what), then says the side."""
     try:
         return aprof_profile.load_profile(paths)
-    except (aprof_report.ReportError, aprof_profile.ProfileError, OSError) as e:
-        raise BadInput(f"{side}: {e}") from None
+    except (aprof_report.ReportError, aprof_profile.ProfileError) as e:
+        raise BadInput(f"{e} ({side})") from None
+    except OSError as e:
+        where = f"{e.filename}: " if e.filename else ""
+        raise BadInput(f"{where}{e.strerror or e} ({side})") from None
 
 
 def by_match_key(profile: aprof_profile.Profile) -> Dict[Tuple[str, str], aprof_profile.RoutineProfile]:
