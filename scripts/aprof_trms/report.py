@@ -275,11 +275,15 @@ _ESCAPE_SEQUENCE = re.compile(rb"\\(x[0-9a-f]{2}|.?)", re.S)
 _RAW_BYTE = re.compile("[\udc80-\udcff]")
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
 def _quoted(text: str, width: int = 60) -> str:
-    """A field quoted for a message: a 1 MB field is not repeated whole."""
-    if len(text) <= width:
-        return repr(text)
-    return f"{text[:width]!r}... ({len(text)} characters)"
+    """A field quoted for a message: its bytes that are not UTF-8 and its
+    control characters as \\xHH, a 1 MB field not repeated whole."""
+    shown = text[:width].encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    shown = "'" + _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", shown) + "'"
+    return shown if len(text) <= width else f"{shown}... ({len(text)} characters)"
 
 
 def _unescaped(match: "re.Match[bytes]") -> bytes:
