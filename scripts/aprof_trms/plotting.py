@@ -245,13 +245,13 @@ def replace_manifest(outdir: str, written: Sequence[str]) -> List[str]:
     so that no picture of an earlier run is left beside the new ones.
     Only plain file names inside OUTDIR are ever removed; returns them."""
     path = os.path.join(outdir, MANIFEST)
+    output.check_target(path)   # read below: never a FIFO
     inside = sorted({os.path.basename(f) for f in written
                      if os.path.dirname(os.path.abspath(f)) == os.path.abspath(outdir)})
-    try:
-        with open(path, encoding="utf-8") as f:
+    earlier = set()
+    if os.path.isfile(path) and not os.path.islink(path):   # never a FIFO behind a link
+        with open(path, encoding="utf-8", errors="replace") as f:
             earlier = {line.strip() for line in f if line.strip()}
-    except FileNotFoundError:
-        earlier = set()
     removed = []
     for name in sorted(earlier - set(inside)):
         if name == os.path.basename(name) and not name.startswith("."):
