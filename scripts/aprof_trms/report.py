@@ -1092,33 +1092,48 @@ class _Consistency:
         self.problems.append((line, what))
 
     def add(self, metric: str, t: CostTuple, line: Optional[int] = None) -> None:
-        """One trms or rms tuple (read at `line`)."""
+        """One trms or rms tuple (read at `line`). One test for all of its
+        relations (this runs for every record of every report read), the
+        messages only when one fails."""
         if self.kept is not None:
             self.kept[metric][(t.thread, t.routine, t.size)] = t
+        thread, routine, size, calls, min_cost, max_cost, cost, sum_sq, self_cost, induced, \
+            external = t
+        if not (0 < calls and min_cost <= max_cost and min_cost * calls <= cost <= max_cost * calls
+                and min_cost * cost <= sum_sq <= max_cost * cost and self_cost <= cost
+                and (induced + external <= size * calls or metric != "trms")):
+            self.tuple_problems(metric, t, line)
+            if calls < 1:
+                return
+        key = (metric, thread, routine)
+        acc = self.per.get(key)
+        if acc is None:
+            self.per[key] = [calls, self_cost, cost, max_cost, size * calls]
+        else:
+            acc[0] += calls
+            acc[1] += self_cost
+            acc[2] += cost
+            if max_cost > acc[3]:
+                acc[3] = max_cost
+            acc[4] += size * calls
+
+    def tuple_problems(self, metric: str, t: CostTuple, line: Optional[int]) -> None:
+        """The relations a tuple breaks, each named."""
         where = f"{metric} tuple (thread {t.thread}, routine {t.routine}, size {t.size})"
-        calls, min_cost, max_cost, sum_cost = t.calls, t.min_cost, t.max_cost, t.sum_cost
-        if calls < 1:
+        if t.calls < 1:
             self.bad(f"{where}: calls = 0", line)
             return
-        if not min_cost <= max_cost:
-            self.bad(f"{where}: min cost {min_cost} > max cost {max_cost}", line)
-        if not min_cost * calls <= sum_cost <= max_cost * calls:
-            self.bad(f"{where}: sum cost {sum_cost} not within calls*[min, max]", line)
-        if not min_cost * sum_cost <= t.sum_sq_cost <= max_cost * sum_cost:
+        if not t.min_cost <= t.max_cost:
+            self.bad(f"{where}: min cost {t.min_cost} > max cost {t.max_cost}", line)
+        if not t.min_cost * t.calls <= t.sum_cost <= t.max_cost * t.calls:
+            self.bad(f"{where}: sum cost {t.sum_cost} not within calls*[min, max]", line)
+        if not t.min_cost * t.sum_cost <= t.sum_sq_cost <= t.max_cost * t.sum_cost:
             self.bad(f"{where}: sum of squares {t.sum_sq_cost} not within [min*sum, max*sum]", line)
-        if t.sum_self_cost > sum_cost:
-            self.bad(f"{where}: sum self cost {t.sum_self_cost} > sum cost {sum_cost}", line)
-        if metric == "trms" and t.sum_thread_induced + t.sum_external > t.size * calls:
+        if t.sum_self_cost > t.sum_cost:
+            self.bad(f"{where}: sum self cost {t.sum_self_cost} > sum cost {t.sum_cost}", line)
+        if metric == "trms" and t.sum_thread_induced + t.sum_external > t.size * t.calls:
             self.bad(f"{where}: induced reads {t.sum_thread_induced} + {t.sum_external} "
-                     f"exceed the sum of TRMS values {t.size * calls}", line)
-        acc = self.per.get((metric, t.thread, t.routine))
-        if acc is None:
-            acc = self.per[(metric, t.thread, t.routine)] = [0, 0, 0, 0, 0]
-        acc[0] += calls
-        acc[1] += t.sum_self_cost
-        acc[2] += sum_cost
-        acc[3] = max(acc[3], max_cost)
-        acc[4] += t.size * calls
+                     f"exceed the sum of TRMS values {t.size * t.calls}", line)
 
     def finish(self, report: Report, totals_lines: Optional[Dict[Tuple[int, int], int]] = None) -> None:
         """The relations between the records of `report`, whose tuples were
