@@ -236,9 +236,17 @@ def routine_stats(r: aprof_profile.RoutineProfile) -> RoutineStats:
                         sum_trms, sum_rms, thread_induced, external)
 
 
+# The longest program label drawn: a title of a megabyte makes matplotlib's
+# rasteriser fail ("raster overflow"), and no one reads past this.
+LABEL_WIDTH = 60
+
+
 def _program(label: str, profile: aprof_profile.Profile, roots: List[ThreadRoot],
              selection_args: argparse.Namespace) -> Program:
     routines = [routine_stats(r) for r in select.select_routines(profile, selection_args).routines]
+    label = printable(label)
+    if len(label) > LABEL_WIDTH:
+        label = label[:LABEL_WIDTH - 1] + "…"
     return Program(label, profile.paths, profile.cost_metric, routines, roots)
 
 
