@@ -1244,7 +1244,8 @@ def _summary(report: Report) -> str:
                if h.context_depth is not None else "")
             + f"cost {h.cost_metric}, "
             f"resolution {h.memory_resolution}, syscall input {h.syscall_input}"
-            + ("" if h.trms_tracking else ", RMS only (TRMS not tracked)"))
+            + ("" if h.trms_tracking else ", RMS only (TRMS not tracked)")
+            + "".join(f", kernel writes unseen: {m}" for m in h.kernel_writes_unseen))
 
 
 def main(argv: Optional[List[str]] = None) -> int:
