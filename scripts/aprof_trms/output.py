@@ -64,16 +64,24 @@ def replacing(path: str, binary: bool = False) -> Iterator[IO]:
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)[:64]}.", suffix=".tmp",
                                    dir=directory)
-    except OSError as e:   # named after the file asked for, not the temporary one
-        raise OSError(e.errno, e.strerror, path) from None
+    except OSError as e:
+        raise _named(e, path) from None
     try:
         with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")) as f:
             yield f
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         os.unlink(tmp)
+        if isinstance(e, OSError):   # a full disk while writing, a rename refused
+            raise _named(e, path) from None
         raise
+
+
+def _named(error: OSError, path: str) -> OSError:
+    """The error named after the file asked for, not the temporary one (a
+    write error names no file at all)."""
+    return OSError(error.errno, error.strerror or str(error), path)
 
 
 def write_text(path: str, text: str) -> None:
