@@ -44,8 +44,9 @@ __all__ = [
 MAGIC = "aprof-trms-report"
 FORMAT_VERSION = 5
 # Older versions this reader still reads, with their field counts that differ.
-# Version 5 added the \\xHH escape (bytes not valid UTF-8, control
-# characters) and the optional kernel-writes-unseen records; version 4 added the optional calling-context records (--collect-context=yes);
+# Version 5 added the \xHH escape (bytes not valid UTF-8, control
+# characters) and the optional kernel-writes-unseen records; version 4 the
+# optional calling-context records (--collect-context=yes);
 # version 3 added the optional call records and input-sources records
 # (--input-sources=yes); version 2 has neither.
 _OLD_FIELD_COUNTS = {1: {"routine": 5}, 2: {}, 3: {}, 4: {}}

@@ -89,14 +89,16 @@ def test_kernel_writes_unseen_records(tmp_path):
     assert ar.load(path).header.kernel_writes_unseen == ("io_uring", "proc-self-mem")
     lines = lines_of(path)
     i = index_of(lines, "kernel-writes-unseen")
+    # (the two records, which of them is wrong, the message)
     cases = [
-        (["kernel-writes-unseen\tproc-self-mem", "kernel-writes-unseen\tio_uring"], "io_uring after proc-self-mem"),
-        (["kernel-writes-unseen\tio_uring", "kernel-writes-unseen\tio_uring"], "io_uring after io_uring"),
-        (["kernel-writes-unseen\tsplice", "kernel-writes-unseen\tio_uring"], "unknown mechanism 'splice'"),
+        (["proc-self-mem", "io_uring"], 1, "io_uring after proc-self-mem"),
+        (["io_uring", "io_uring"], 1, "io_uring after io_uring"),
+        (["splice", "io_uring"], 0, "unknown mechanism 'splice'"),
     ]
-    for records, message in cases:
+    for mechanisms, wrong, message in cases:
+        records = [f"kernel-writes-unseen\t{m}" for m in mechanisms]
         text = "".join(line + "\n" for line in lines[:i] + records + lines[i + 2:])
-        with pytest.raises(ar.ReportError, match=f":{i + 1 + (message != cases[2][1])}: .*{message}"):
+        with pytest.raises(ar.ReportError, match=f":{i + 1 + wrong}: .*{message}"):
             ar.loads(text, "r")
     old = "".join(line + "\n" for line in ["aprof-trms-report\t4"] + lines[1:])
     with pytest.raises(ar.ReportError, match=f":{i + 1}: 'kernel-writes-unseen' record in a format "
