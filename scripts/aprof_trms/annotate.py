@@ -47,7 +47,7 @@ from . import cli
 from . import profile as aprof_profile
 from . import select
 from . import table
-from .names import short_name
+from .names import printable, short_name
 from .plotting import load_reports
 
 DEFAULT_THRESHOLD = 0.1
@@ -84,8 +84,8 @@ def format_table(rows: List[table.RoutineRow], width: int, full_names: bool,
 
     lines = [line([c.header for c in columns]) + " routine [object]"]
     for row, r in zip(rows, cells):
-        where = f" [{os.path.basename(row.object)}]"
-        name = row.name if full_names else short_name(row.name, max(8, left - len(where)))
+        where = f" [{printable(os.path.basename(row.object))}]"
+        name = printable(row.name) if full_names else short_name(row.name, max(8, left - len(where)))
         lines.append(line(r) + " " + name + where)
     return lines
 
@@ -105,8 +105,8 @@ def edge_lines(profile: aprof_profile.Profile, key, tree: str, width: int,
             r = profile.routines[other]
             share = 100.0 * edge.inclusive_cost / profile.total_cost if profile.total_cost else 0.0
             head = f"    {mark} {edge.inclusive_cost} ({share:.2f}%) {edge.calls}x "
-            where = f" [{os.path.basename(r.object)}]"
-            name = r.name if full_names else short_name(r.name, max(8, width - len(head) - len(where)))
+            where = f" [{printable(os.path.basename(r.object))}]"
+            name = printable(r.name) if full_names else short_name(r.name, max(8, width - len(head) - len(where)))
             lines.append(head + name + where)
     return lines
 
@@ -180,6 +180,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         parts = table.thread_profiles(load_reports(args.reports))
     else:
         parts = [("merged", aprof_profile.load_profile(args.reports))]
+    cli.warn_kernel_writes([m for _, profile in parts for m in profile.kernel_writes_unseen])
     lines: List[str] = []
     for title, profile in parts:
         if lines:

@@ -26,11 +26,11 @@ no call graph.
 """
 import os
 import sys
-import tempfile
 from typing import Dict, List, Optional, TextIO, Tuple
 
-from . import cli
+from . import cli, output
 from . import report as aprof_report
+from .names import printable
 
 __all__ = ["EVENTS", "NO_ROUTINE", "routine_sums", "export", "main"]
 
@@ -81,7 +81,7 @@ def _function_names(report: aprof_report.Report) -> Dict[int, str]:
         if seen[(r.file or "???", r.name)] > 1:
             address = r.object_address if r.object_address is not None else r.address
             name = f"{r.name} [{os.path.basename(r.object)}+{address:#x}]"
-        names[r.id] = name
+        names[r.id] = printable(name)
     return names
 
 
@@ -106,11 +106,11 @@ def export(report: aprof_report.Report, out: TextIO, thread: Optional[int] = Non
 
     w = out.write
     w("# callgrind format\nversion: 1\n")
-    w(f"creator: aprof-trms {h.tool_version} (callgrind-export of {report.path})\n")
+    w(f"creator: aprof-trms {printable(h.tool_version)} (callgrind-export of {printable(report.path)})\n")
     w(f"pid: {h.pid}\n")
     if thread is not None:
         w(f"thread: {thread}\n")
-    w(f"cmd: {' '.join(h.command)}\n")
+    w(f"cmd: {printable(' '.join(h.command))}\n")
     w("positions: line\n")
     w(f"event: {cost_event} : {cost_text}\n")
     for e in EVENTS:
@@ -131,7 +131,7 @@ def export(report: aprof_report.Report, out: TextIO, thread: Optional[int] = Non
 
     def position(rid: int) -> Tuple[str, str, int]:
         r = report.routines[rid]
-        return r.object, r.file or "???", r.line or 0
+        return printable(r.object), printable(r.file or "???"), r.line or 0
 
     for rid in sorted(set(sums) | set(edges)):
         obj, file, line = position(rid)
@@ -147,26 +147,6 @@ def export(report: aprof_report.Report, out: TextIO, thread: Optional[int] = Non
         w(f"ob={ref('ob', '???')}\nfl={ref('fl', '???')}\nfn={ref('fn', NO_ROUTINE)}\n")
         w(f"0 {outside} 0 0 0\n\n")
     w(f"totals: {' '.join(map(str, totals))}\n")
-
-
-def _write_file(path: str, report: aprof_report.Report, thread: Optional[int]) -> None:
-    """Writes beside `path` and renames, so that the file is whole or absent."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".callgrind-export.", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            export(report, f, thread)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -186,5 +166,6 @@ def main(argv: Optional[List[str]] = None) -> int:
         export(report, sys.stdout, args.thread)
         return cli.EXIT_OK
     path = args.output or f"callgrind.out.{report.header.pid}"
-    _write_file(path, report, args.thread)
+    with output.replacing(path) as f:   # whole or absent, never over a device
+        export(report, f, args.thread)
     return cli.EXIT_OK

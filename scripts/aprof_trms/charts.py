@@ -57,11 +57,12 @@ import functools
 import os
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import cli
+from . import cli, output
 from . import plotting as apl
 from . import profile as aprof_profile
 from . import report as aprof_report
 from . import select
+from .names import printable
 
 DEFAULT_TOP = 30
 DEFAULT_SIZE = "1000x500"
@@ -235,9 +236,17 @@ def routine_stats(r: aprof_profile.RoutineProfile) -> RoutineStats:
                         sum_trms, sum_rms, thread_induced, external)
 
 
+# The longest program label drawn: a title of a megabyte makes matplotlib's
+# rasteriser fail ("raster overflow"), and no one reads past this.
+LABEL_WIDTH = 60
+
+
 def _program(label: str, profile: aprof_profile.Profile, roots: List[ThreadRoot],
              selection_args: argparse.Namespace) -> Program:
     routines = [routine_stats(r) for r in select.select_routines(profile, selection_args).routines]
+    label = printable(label)
+    if len(label) > LABEL_WIDTH:
+        label = label[:LABEL_WIDTH - 1] + "…"
     return Program(label, profile.paths, profile.cost_metric, routines, roots)
 
 
@@ -501,7 +510,7 @@ def summary_text(programs: List[Program], top: int) -> str:
         for r in chosen:
             out.append(f"    {r.induced_share:>9.2f}  {apl.percent(r.thread_induced, r.sum_trms):>8.2f}  "
                        f"{apl.percent(r.external, r.sum_trms):>6.2f}  {r.induced:>9}  "
-                       f"{r.sum_trms:>10}  {r.distinct_trms:>6}  {r.distinct_rms:>6}  {r.name}")
+                       f"{r.sum_trms:>10}  {r.distinct_trms:>6}  {r.distinct_rms:>6}  {printable(r.name)}")
         out.append("")
     return "\n".join(out)
 
@@ -528,8 +537,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         apl.save_figure(drawers[name](), path, fmt, args.dpi)
         written.append(path)
     summary = os.path.join(outdir, SUMMARY)
-    with open(summary, "w", encoding="utf-8") as f:
-        f.write(summary_text(programs, args.top))
+    output.write_text(summary, summary_text(programs, args.top))
     written.append(summary)
     if not args.quiet:
         for path in written:

@@ -33,10 +33,10 @@ import signal
 import sys
 from typing import Callable, List, Optional
 
-from . import __version__, profile, report
+from . import __version__, names, profile, report
 
 __all__ = ["EXIT_OK", "EXIT_ERROR", "EXIT_USAGE", "EXIT_REGRESSION", "UserError",
-           "program_name", "argument_parser", "run", "run_command"]
+           "program_name", "argument_parser", "warn", "warn_kernel_writes", "run", "run_command"]
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -68,8 +68,22 @@ def argument_parser(**kwargs) -> argparse.ArgumentParser:
     return parser
 
 
+def warn(message: str) -> None:
+    """One warning line on stderr, where it does not disturb the output
+    (rank.py --format csv | ...)."""
+    print(f"{program_name()}: warning: {names.printable(message)}", file=sys.stderr)
+
+
+def warn_kernel_writes(mechanisms) -> None:
+    """The warning of reports with kernel-writes-unseen records, if any."""
+    text = report.kernel_writes_warning(mechanisms)
+    if text:
+        warn(text)
+
+
 def _error(message: str) -> int:
-    print(f"{program_name()}: error: {message}", file=sys.stderr)
+    # A file name or field in the message may hold any character: one line.
+    print(f"{program_name()}: error: {names.printable(message)}", file=sys.stderr)
     return EXIT_ERROR
 
 

@@ -47,7 +47,7 @@ from . import profile as aprof_profile
 from . import rank as aprof_rank
 from . import report as aprof_report
 from . import select
-from .names import plain_name, short_name
+from .names import plain_name, printable, short_name
 
 DEFAULT_TOP = 5
 DEFAULT_MAX_CONTEXTS = 20
@@ -85,7 +85,7 @@ def chain_names(profile: aprof_profile.Profile, context: aprof_profile.ContextPr
     """The routines of a context from the root to its own, each as its
     qualified name (templates and parameters reduced to …) unless `full`."""
     names = [profile.routines[key].name for key in context.key]
-    return names if full else [plain_name(n) for n in names]
+    return [printable(n if full else plain_name(n)) for n in names]
 
 
 def common_callers(chains: Sequence[Sequence[str]]) -> int:
@@ -181,7 +181,7 @@ def format_routine(profile: aprof_profile.Profile, rc: RoutineContexts, metric: 
     rows = _shown(rc, most)
     chains = [chain_names(profile, row.routine, full) for row in rows]
     common = common_callers(chains)
-    lines = [f"{select.label(r.name, not full)} [{os.path.basename(r.object)}]: "
+    lines = [f"{select.label(r.name, not full)} [{printable(os.path.basename(r.object))}]: "
              f"{len(rc.rows)} context{'' if len(rc.rows) == 1 else 's'}, {r.calls} calls, "
              f"cost of its activations {cost} {profile.cost_metric}"]
     if common:

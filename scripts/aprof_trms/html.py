@@ -46,7 +46,7 @@ import shlex
 import sys
 from typing import Dict, List, Optional, Sequence
 
-from . import __version__, cli
+from . import __version__, cli, output
 from . import charts as aprof_charts
 from . import fit as aprof_fit
 from . import html_calls
@@ -201,6 +201,7 @@ def report_data(reports: Sequence[aprof_report.Report], argv: Sequence[str],
         "cost_metric": profile.cost_metric,
         "resolution": profile.memory_resolution,
         "trms_tracking": profile.trms_tracking,
+        "kernel_writes_unseen": aprof_report.kernel_writes_warning(profile.kernel_writes_unseen),
         "total_cost": profile.total_cost,
         "threads": [[label, tp.total_cost] for label, tp in threads] or
                    [[table.thread_label(rep, s, len(reports) > 1), rep.threads[s].total_cost]
@@ -246,20 +247,6 @@ def render(data: Dict) -> str:
                   _asset("report.html"))
 
 
-def write_atomically(path: str, text: str) -> None:
-    """Writes path through a temporary file in its directory, so that a
-    failure never leaves a half-written report."""
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def parse_args(argv):
     p = cli.argument_parser(
         description="Write one self-contained HTML file (no network, no server) to browse a "
@@ -287,6 +274,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     baseline = aprof_profile.load_profile(args.baseline) if args.baseline else None
     data = report_data(reports, [cli.program_name()] + list(sys.argv[1:] if argv is None else argv),
                        baseline, args, args.graph_edges)
-    write_atomically(args.output, render(data))
+    output.write_text(args.output, render(data))
     print(args.output)
     return cli.EXIT_OK

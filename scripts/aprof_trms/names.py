@@ -34,6 +34,9 @@ write them in code, so:
                            parameters reduced to <…> and (…), without the
                            return type: `--short-names` of the commands
     file_stem(name)        a file-name-safe stem
+    printable(text)        the text with its control characters escaped:
+                           how every name is shown in text (a terminal,
+                           summary.txt, a plot, an error message)
 
 Names that are not C++ (C functions, 0x<address>@<object> of routines
 without a symbol) pass through unchanged, except that short_name shortens
@@ -42,7 +45,7 @@ them too.
 import re
 from typing import List, Optional, Tuple
 
-__all__ = ["qualified_name", "names_routine", "short_name", "plain_name", "strip_params",
+__all__ = ["qualified_name", "names_routine", "short_name", "plain_name", "printable", "strip_params",
            "file_stem", "unique_stems"]
 
 _OPERATOR = re.compile(r"operator\s*(<=>|<<=|>>=|<<|>>|<=|>=|->\*|->|<|>|\(\)|\[\])")
@@ -213,12 +216,28 @@ def plain_name(name: str) -> str:
     return s + ("(…)" if qualified != name and _last_param_group(name) else "")
 
 
+# Control characters (Unicode category Cc: C0, DEL, C1) as shown in text:
+# C0 and DEL as \xHH, C1 as \u0080..\u009f (a C1 control is two bytes in
+# UTF-8, and \x80..\x9f stand for single bytes that are not UTF-8).
+_CONTROL_ESCAPES = {c: (f"\\x{c:02x}" if c < 0x80 else f"\\u{c:04x}")
+                    for c in (*range(0x20), *range(0x7f, 0xa0))}
+
+
+def printable(text: str) -> str:
+    """`text` with its control characters escaped (TAB, LF, CR and ESC too):
+    a name from a report can neither split a line of a table nor send
+    escape sequences to a terminal."""
+    return text if text.isprintable() else text.translate(_CONTROL_ESCAPES)
+
+
 def short_name(name: str, width: int = 48) -> str:
     """A demangled name that fits in about `width` characters: template
     arguments, then parameters, become '…'; what is still too long keeps its
     end (the routine's own name) after a leading '…'. The name of a routine
     without a symbol, 0x<address>@<object>, keeps its start instead: the
-    address is what tells two such routines apart."""
+    address is what tells two such routines apart. Control characters are
+    escaped (printable())."""
+    name = printable(name)
     if len(name) <= width:
         return name
     if _ADDRESS_NAME.match(name):

@@ -37,10 +37,12 @@ import sys
 import textwrap
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import cli
+from . import cli, output
 from . import plotting as apl
 from . import profile as aprof_profile
+from . import report as aprof_report
 from . import select
+from .names import printable
 
 KINDS = ("cost", "workload", "stats", "total")
 METRICS = ("trms", "rms")
@@ -424,12 +426,15 @@ def summary_text(profile, routines, fits_of, files_of, aprof_fit, account: str) 
     unit = apl.cost_unit(profile.cost_metric)
     out = ["aprof-trms routine summary (plot.py)", ""]
     for path, cmd in zip(profile.paths, profile.commands):
-        out.append(f"report:  {path}   command: {' '.join(cmd)}")
+        out.append(f"report:  {printable(path)}   command: {printable(' '.join(cmd))}")
     out.append(f"cost metric: {profile.cost_metric} ({unit}); memory resolution: "
                f"{profile.memory_resolution} bytes per cell; total cost of all threads: "
                f"{profile.total_cost} {unit}")
     if not profile.trms_tracking:
         out.append("RMS only (--trms=no): induced reads were not tracked; every TRMS equals the RMS")
+    unseen = aprof_report.kernel_writes_warning(profile.kernel_writes_unseen)
+    if unseen:
+        out.append(f"warning: {unseen}")
     out.append("cost share = cumulative (inclusive) cost / total cost of all threads; "
                "fits: max cost per input size, model chosen by "
                f"{_method(fits_of)} (aprof_trms/fit.py)")
@@ -448,10 +453,10 @@ def summary_text(profile, routines, fits_of, files_of, aprof_fit, account: str) 
     for r in routines:
         f = fits_of[r.key]
         induced = r.thread_induced + r.external
-        out += ["", f"== {r.name} ==",
-                f"name:            {r.name}",
-                f"mangled:         {r.mangled}",
-                f"object:          {r.object}",
+        out += ["", f"== {printable(r.name)} ==",
+                f"name:            {printable(r.name)}",
+                f"mangled:         {printable(r.mangled)}",
+                f"object:          {printable(r.object)}",
                 f"calls:           {r.calls}",
                 f"cost share:      {apl.percent(r.cumulative_cost, profile.total_cost):.2f}% "
                 f"(cumulative {r.cumulative_cost} of {profile.total_cost} {unit}; "
@@ -533,9 +538,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         apl.save_figure(fig, grid_path, grid_fmt, args.dpi)
         written.append(grid_path)
     summary = os.path.join(outdir, SUMMARY)
-    with open(summary, "w", encoding="utf-8") as f:
-        f.write(summary_text(profile, routines, fits_of, files_of, aprof_fit,
-                             selection.account()))
+    output.write_text(summary, summary_text(profile, routines, fits_of, files_of, aprof_fit,
+                                            selection.account()))
     written.append(summary)
     stale = apl.replace_manifest(outdir, written)
     if not args.quiet:

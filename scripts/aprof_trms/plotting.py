@@ -18,6 +18,7 @@ import sys
 import tempfile
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from . import output
 from . import profile as aprof_profile
 from . import report as aprof_report
 from .cli import UserError
@@ -69,8 +70,13 @@ def expand_inputs(paths: Sequence[str]) -> List[str]:
 
 
 def load_reports(paths: Sequence[str]) -> List[aprof_report.Report]:
-    """Parses every report named by the arguments (ReportError on a bad one)."""
-    return [aprof_report.load(f) for f in expand_inputs(paths)]
+    """Parses every report named by the arguments (ReportError on a bad
+    one, ProfileError on one given twice)."""
+    reports = [aprof_report.load(f) for f in expand_inputs(paths)]
+    digests: Dict[str, str] = {}
+    for rep in reports:
+        aprof_profile.check_distinct(digests, rep)
+    return reports
 
 
 # ---------------------------------------------------------------------------
@@ -158,7 +164,8 @@ def save_figure(fig, path: str, fmt: str, dpi: int) -> None:
         metadata = {"Date": None}
     elif fmt == "pdf":
         metadata = {"CreationDate": None, "ModDate": None}
-    fig.savefig(path, format=fmt, dpi=dpi, metadata=metadata)
+    with output.replacing(path, binary=True) as f:
+        fig.savefig(f, format=fmt, dpi=dpi, metadata=metadata)
     import matplotlib.pyplot as plt
     plt.close(fig)
 
@@ -238,13 +245,13 @@ def replace_manifest(outdir: str, written: Sequence[str]) -> List[str]:
     so that no picture of an earlier run is left beside the new ones.
     Only plain file names inside OUTDIR are ever removed; returns them."""
     path = os.path.join(outdir, MANIFEST)
+    output.check_target(path)   # read below: never a FIFO
     inside = sorted({os.path.basename(f) for f in written
                      if os.path.dirname(os.path.abspath(f)) == os.path.abspath(outdir)})
-    try:
-        with open(path, encoding="utf-8") as f:
+    earlier = set()
+    if os.path.isfile(path) and not os.path.islink(path):   # never a FIFO behind a link
+        with open(path, encoding="utf-8", errors="replace") as f:
             earlier = {line.strip() for line in f if line.strip()}
-    except FileNotFoundError:
-        earlier = set()
     removed = []
     for name in sorted(earlier - set(inside)):
         if name == os.path.basename(name) and not name.startswith("."):
@@ -253,6 +260,5 @@ def replace_manifest(outdir: str, written: Sequence[str]) -> List[str]:
                 removed.append(name)
             except FileNotFoundError:
                 pass
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("".join(name + "\n" for name in inside))
+    output.write_text(path, "".join(name + "\n" for name in inside))
     return removed

@@ -50,8 +50,8 @@ class Producer:
     @property
     def label(self) -> str:
         if self.kind == "kernel":
-            return f"syscall {self.name}"
-        return self.name if self.routine is not None else "(outside every routine)"
+            return f"syscall {names.printable(self.name)}"
+        return names.printable(self.name) if self.routine is not None else "(outside every routine)"
 
 
 # {consumer routine key (None: outside every routine): {producer: reads}}
@@ -176,7 +176,7 @@ def node_label(node: Node, width: Optional[int] = 38) -> str:
     """'T<serial> routine' or 'syscall name', the name shortened to about
     `width` characters as names.short_name does (None: whole)."""
     kind, serial, name = node
-    short = name if width is None else names.short_name(name, width)
+    short = names.printable(name) if width is None else names.short_name(name, width)
     return f"syscall {short}" if kind == "kernel" else f"T{serial} {short}"
 
 
@@ -253,7 +253,7 @@ def draw_graph(rep: aprof_report.Report, path: str, fmt: str, limit: int,
                 color=graph.colour(node))
     ax.text(0.32, 1.0, "producers", ha="right", va="bottom", fontsize=9, weight="bold")
     ax.text(0.68, 1.0, "consumers", ha="left", va="bottom", fontsize=9, weight="bold")
-    command = " ".join(rep.header.command)
+    command = names.printable(" ".join(rep.header.command))
     fig.suptitle(f"Induced reads, producer -> consumer ({len(graph.edges)} heaviest edges)\n"
                  f"{command[:90]}", fontsize=10)
     plotting.save_figure(fig, path, fmt, dpi)

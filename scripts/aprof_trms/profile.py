@@ -39,7 +39,7 @@ from . import report as aprof_report
 from . import producers as aprof_sources
 
 __all__ = ["ProfileError", "Point", "RoutineProfile", "ContextProfile", "EdgeTotals", "Profile",
-           "merge", "report_files", "load_profile"]
+           "merge", "report_files", "load_profile", "check_distinct"]
 
 RoutineKey = Tuple[str, str]  # (object path, mangled name)
 ContextKey = Tuple[RoutineKey, ...]  # the chain of routines from the root to the context's own
@@ -170,6 +170,8 @@ class Profile:
     contexts: Dict[ContextKey, ContextProfile] = dataclasses.field(default_factory=dict)
     context_depth: Optional[int] = None
     contexts_missing: str = ""   # why contexts is empty, for messages
+    # The kernel-writes-unseen mechanisms of the reports (format version 5).
+    kernel_writes_unseen: Tuple[str, ...] = ()
     # Indexes by routine of calls and contexts, built on first use (a page
     # of every routine asks for each one's edges and contexts).
     _index: Optional[tuple] = dataclasses.field(default=None, repr=False, compare=False)
@@ -259,6 +261,17 @@ class _ReportPoints:
             point.add(t)
 
 
+def check_distinct(first_paths: Dict[str, str], rep: aprof_report.Report) -> None:
+    """ProfileError if a report with the same bytes as `rep` was read
+    before (the same file given twice, or a copy of it: the same run, whose
+    every activation would count twice); first_paths: digest -> path of the
+    reports read before, `rep` added."""
+    if rep.digest in first_paths:
+        raise ProfileError(f"{rep.path}: the same report as {first_paths[rep.digest]} (the same "
+                           "bytes): a run given twice would count every activation twice")
+    first_paths[rep.digest] = rep.path
+
+
 class _Merger:
     """Reports added one by one (same settings required) into a Profile."""
 
@@ -272,8 +285,11 @@ class _Merger:
         self.calls: Dict[Tuple[RoutineKey, RoutineKey], EdgeTotals] = {}
         self.contexts: Dict[ContextKey, ContextProfile] = {}
         self.context_depths: Dict[Optional[int], str] = {}   # depth limit -> a report with it
+        self.digests: Dict[str, str] = {}   # of the reports added: check_distinct()
+        self.kernel_writes_unseen: Dict[str, None] = {}   # ordered set
 
     def add(self, rep: aprof_report.Report, points: _ReportPoints) -> None:
+        check_distinct(self.digests, rep)
         if self.first is None:
             self.first = rep
         elif _settings(rep.header) != _settings(self.first.header):
@@ -283,6 +299,7 @@ class _Merger:
                 "different settings cannot be merged")
         self.paths.append(rep.path)
         self.commands.append(rep.header.command)
+        self.kernel_writes_unseen.update(dict.fromkeys(rep.header.kernel_writes_unseen))
         self.total_cost += sum(t.total_cost for t in rep.threads.values())
         routines = self.routines
         keys = _keys_of(rep)
@@ -355,7 +372,8 @@ class _Merger:
         contexts, depth, missing = self.context_profiles()
         return Profile(self.paths, self.commands, h.cost_metric, h.memory_resolution,
                        h.trms_tracking, h.syscall_input, self.total_cost, self.routines,
-                       self.sources, self.calls, contexts, depth, missing)
+                       self.sources, self.calls, contexts, depth, missing,
+                       tuple(self.kernel_writes_unseen))
 
 
 def merge(reports: Sequence[aprof_report.Report]) -> Profile:

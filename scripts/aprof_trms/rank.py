@@ -46,6 +46,7 @@ from . import fit as aprof_fit
 from . import profile as aprof_profile
 from . import report as aprof_report
 from . import select
+from .names import printable
 
 DEFAULT_MIN_SHARE = 1.0
 DEFAULT_SCALE = 10.0
@@ -184,7 +185,7 @@ def format_text(profile, rows: List[Row], metric: str, statistic: str, scale: fl
         lines += ["", f"Not fitted ({len(unfitted)} routine{'' if len(unfitted) == 1 else 's'}):"]
         lines += _table(["share%", "calls", "sizes", "routine", "object", "reason"],
                         [[f"{r.share:.2f}", str(r.routine.calls), str(len(r.routine.points(metric))),
-                          display_name(r.routine, short), os.path.basename(r.routine.object),
+                          display_name(r.routine, short), printable(os.path.basename(r.routine.object)),
                           r.reason] for r in unfitted], {0, 1, 2})
     return "\n".join(lines) + "\n"
 
@@ -255,6 +256,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = p.parse_args(argv)
 
     profile = aprof_profile.load_profile(args.reports)
+    cli.warn_kernel_writes(profile.kernel_writes_unseen)
     selection = select.select_routines(profile, args, apply_limit=False)
     rows = rank_routines(profile, selection.routines, args.metric, args.statistic, args.scale)
     if args.top is not None:

@@ -54,6 +54,7 @@ from . import cli
 from . import fit as aprof_fit
 from . import profile as aprof_profile
 from . import report as aprof_report
+from .names import printable
 from .rank import cost_share, display_name
 
 DEFAULT_TOLERANCE = 0.25
@@ -65,10 +66,15 @@ class BadInput(cli.UserError):
 
 
 def load_side(paths: List[str], side: str) -> aprof_profile.Profile:
+    """The merged reports of one side. An error reads as every command's
+    (FILE:LINE: what), then says the side."""
     try:
         return aprof_profile.load_profile(paths)
-    except (aprof_report.ReportError, aprof_profile.ProfileError, OSError) as e:
-        raise BadInput(f"{side}: {e}") from None
+    except (aprof_report.ReportError, aprof_profile.ProfileError) as e:
+        raise BadInput(f"{e} ({side})") from None
+    except OSError as e:
+        where = f"{e.filename}: " if e.filename else ""
+        raise BadInput(f"{where}{e.strerror or e} ({side})") from None
 
 
 def by_match_key(profile: aprof_profile.Profile) -> Dict[Tuple[str, str], aprof_profile.RoutineProfile]:
@@ -83,7 +89,7 @@ def by_match_key(profile: aprof_profile.Profile) -> Dict[Tuple[str, str], aprof_
 
 
 def _label(r: aprof_profile.RoutineProfile) -> str:
-    return f"{display_name(r)} ({os.path.basename(r.object)})"
+    return f"{display_name(r)} ({printable(os.path.basename(r.object))})"
 
 
 def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: str = "trms",

@@ -22,9 +22,11 @@ status 1 if one is malformed or inconsistent, 2 on bad usage):
 """
 import dataclasses
 import functools
+import hashlib
 import io
 import os
 import re
+import stat
 import sys
 from typing import (BinaryIO, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional,
                     Tuple, Union)
@@ -32,7 +34,7 @@ from typing import (BinaryIO, Callable, Dict, Iterable, Iterator, List, NamedTup
 __all__ = [
     "FORMAT_VERSION", "MAGIC", "METRICS", "ReportError",
     "Header", "Thread", "Routine", "Totals", "CostTuple", "ThreadSource", "KernelSource",
-    "Report",
+    "Report", "KERNEL_WRITES_UNSEEN", "kernel_writes_warning",
     "load", "loads", "unescape", "escape",
     "CallEdge", "routines_named", "routine_named", "activations", "totals", "tuples",
     "callers_and_callees", "consistency_problems",
@@ -42,9 +44,9 @@ __all__ = [
 MAGIC = "aprof-trms-report"
 FORMAT_VERSION = 5
 # Older versions this reader still reads, with their field counts that differ.
-# Version 5 added the `\xHH` escapes of text fields and the optional
-# kernel-writes-unseen records;
-# Version 4 added the optional calling-context records (--collect-context=yes);
+# Version 5 added the \xHH escape (bytes not valid UTF-8, control
+# characters) and the optional kernel-writes-unseen records; version 4 the
+# optional calling-context records (--collect-context=yes);
 # version 3 added the optional call records and input-sources records
 # (--input-sources=yes); version 2 has neither.
 _OLD_FIELD_COUNTS = {1: {"routine": 5}, 2: {}, 3: {}, 4: {}}
@@ -55,15 +57,22 @@ METRICS = ("trms", "rms")
 COST_METRICS = ("bb", "instructions")
 RESOLUTIONS = (1, 2, 4, 8, 16)
 SYSCALL_INPUTS = ("all", "io")
-# The kernel-writes-unseen mechanisms, in the order of their records.
-KERNEL_WRITE_MECHANISMS = ("io_uring", "proc-self-mem")
+# The mechanisms of kernel writes outside system calls that the tool notices
+# being set up (kernel-writes-unseen records), in their record order, with
+# what the program did.
+KERNEL_WRITES_UNSEEN = {
+    "io_uring": "set up io_uring (the kernel writes its completions outside system calls)",
+    "proc-self-mem": "opened its own /proc/PID/mem for writing",
+}
+_MECHANISMS = tuple(KERNEL_WRITES_UNSEEN)
 
 
 class ReportError(Exception):
-    """A report that does not follow the format; str() is 'FILE:LINE: message'."""
+    """A report that does not follow the format; str() is 'FILE:LINE: message'
+    ('FILE: message' with line None: a file that is not read at all)."""
 
-    def __init__(self, path: str, line: int, message: str):
-        super().__init__(f"{path}:{line}: {message}")
+    def __init__(self, path: str, line: Optional[int], message: str):
+        super().__init__(f"{path}:{line}: {message}" if line is not None else f"{path}: {message}")
         self.path = path
         self.line = line
         self.message = message
@@ -95,9 +104,8 @@ class Header:
     # The depth limit of --collect-context=yes runs (version 4): the report
     # has context, context-trms and context-rms records. None: no contexts.
     context_depth: Optional[int] = None
-    # The kernel-writes-unseen records (version 5): mechanisms the process
-    # set up through which the kernel writes its memory outside its system
-    # calls ("io_uring", "proc-self-mem"); input sizes may miss those writes.
+    # The mechanisms of kernel_writes_unseen the process set up (version 5):
+    # its input sizes may miss writes the kernel made outside system calls.
     kernel_writes_unseen: Tuple[str, ...] = ()
 
 
@@ -233,6 +241,8 @@ class Report:
     contexts: Dict[int, Context] = dataclasses.field(default_factory=dict)
     context_trms: Dict[Tuple[int, int, int], ContextTuple] = dataclasses.field(default_factory=dict)
     context_rms: Dict[Tuple[int, int, int], ContextTuple] = dataclasses.field(default_factory=dict)
+    # A hash of the file's bytes: the same report given twice has the same.
+    digest: str = ""
 
     def context_metric(self, name: str) -> Dict[Tuple[int, int, int], ContextTuple]:
         self.metric(name)   # checks the name
@@ -248,59 +258,73 @@ class Report:
 # Lexical level.
 # ---------------------------------------------------------------------------
 
-_UNESCAPE = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
-_HEX_BYTE = re.compile(r"[0-9a-f]{2}\Z")
-_ESCAPE = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
-_INT = re.compile(r"[0-9]+\Z")
-_INTS = re.compile(r"[0-9]+(?:\t[0-9]+)*\Z")   # a record whose fields are all integers
-_ADDRESS = re.compile(r"0x[0-9a-f]+\Z")
+# The largest integer a field may hold: sums of squares reach 192 bits, 58
+# decimal digits (docs/report-format.md); a longer field is refused before
+# int() converts it (Python refuses 4,300 digits, slowly).
+MAX_DIGITS = 58
+_INT = re.compile(r"[0-9]{1,%d}\Z" % MAX_DIGITS)
+_LONG_INT = re.compile(r"[0-9]+\Z")
+# A record whose fields are all integers of at most MAX_DIGITS digits.
+_INTS = re.compile(r"[0-9]{1,%d}(?:\t[0-9]{1,%d})*\Z" % (MAX_DIGITS, MAX_DIGITS))
+_ADDRESS = re.compile(r"0x[0-9a-f]{1,16}\Z")   # 64 bits at most
+
+_UNESCAPE = {b"\\": b"\\", b"t": b"\t", b"n": b"\n", b"r": b"\r"}
+_ESCAPE_SEQUENCE = re.compile(rb"\\(x[0-9a-f]{2}|.?)", re.S)
+# Lines are decoded with errors="surrogateescape": a byte that is not part
+# of valid UTF-8 (raw, as tools before format version 5 wrote it) is one of
+# these characters until unescape() decodes the field.
+_RAW_BYTE = re.compile("[\udc80-\udcff]")
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def _quoted(text: str, width: int = 60) -> str:
+    """A field quoted for a message: its bytes that are not UTF-8 and its
+    control characters as \\xHH, a 1 MB field not repeated whole."""
+    shown = text[:width].encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    shown = "'" + _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", shown) + "'"
+    return shown if len(text) <= width else f"{shown}... ({len(text)} characters)"
+
+
+def _unescaped(match: "re.Match[bytes]") -> bytes:
+    sequence = match.group(1)
+    if len(sequence) == 3:   # xHH: one raw byte (format version 5)
+        return bytes((int(sequence[1:], 16),))
+    if sequence not in _UNESCAPE:
+        if not sequence:
+            raise ValueError("text field ends with a lone backslash")
+        shown = sequence.decode("utf-8", "backslashreplace")
+        raise ValueError(f"invalid escape '\\{shown}' in text field")
+    return _UNESCAPE[sequence]
 
 
 def unescape(text: str) -> str:
-    """Undoes the escapes of a text field; ValueError on an invalid escape.
-    `\\xHH` (format version 5) is one raw byte: the bytes are decoded as
-    UTF-8 once unescaped, and bytes that still are not valid UTF-8 are kept
-    visible as the four characters `\\xHH` (errors="backslashreplace")."""
-    if "\\" not in text:
+    """Undoes the escapes of a text field (\\\\, \\t, \\n, \\r and, since format
+    version 5, \\xHH for one raw byte), then decodes its bytes as UTF-8; bytes
+    that are still not valid UTF-8 stay visible as the four characters \\xHH.
+    ValueError on an invalid escape."""
+    if "\\" not in text and (text.isascii() or not _RAW_BYTE.search(text)):
         return text
-    out = bytearray()
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if c == "\\":
-            if i + 1 == len(text):
-                raise ValueError("text field ends with a lone backslash")
-            e = text[i + 1]
-            if e == "x":
-                digits = text[i + 2:i + 4]
-                if not _HEX_BYTE.match(digits):
-                    raise ValueError(f"invalid escape '\\x{digits}' in text field "
-                                     f"(expected two lowercase hex digits)")
-                out.append(int(digits, 16))
-                i += 4
-                continue
-            if e not in _UNESCAPE:
-                raise ValueError(f"invalid escape '\\{e}' in text field")
-            out += _UNESCAPE[e].encode()
-            i += 2
-        else:
-            out += c.encode("utf-8", "surrogatepass")
-            i += 1
-    return out.decode("utf-8", "backslashreplace")
+    raw = _ESCAPE_SEQUENCE.sub(_unescaped, text.encode("utf-8", "surrogateescape"))
+    return raw.decode("utf-8", "backslashreplace")
 
 
-def _escaped_char(c: str) -> str:
-    if c in _ESCAPE:
-        return _ESCAPE[c]
-    if ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F:   # C0, DEL and C1 controls: their bytes
-        return "".join(f"\\x{byte:02x}" for byte in c.encode())
-    return c
+_ESCAPE = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+# The characters version 5 escapes: those four, and as \xHH the other
+# controls (C0, DEL, C1) and raw bytes (of a line decoded with surrogateescape).
+_ESCAPED = re.compile("[\\\\\x00-\x1f\x7f-\x9f\udc80-\udcff]")
 
 
 def escape(text: str) -> str:
-    """The inverse of unescape() (for writers of reports and of tests), as
-    the tool escapes (format version 5)."""
-    return "".join(map(_escaped_char, text))
+    """The inverse of unescape() as format version 5 writes it (for writers
+    of reports and of tests): control characters as \\xHH of their UTF-8
+    bytes, besides the four escapes of every version."""
+    def as_bytes(c: str) -> str:
+        if c in _ESCAPE:
+            return _ESCAPE[c]
+        return "".join(f"\\x{b:02x}" for b in c.encode("utf-8", "surrogateescape"))
+    return _ESCAPED.sub(lambda m: as_bytes(m.group()), text)
 
 
 # ---------------------------------------------------------------------------
@@ -328,8 +352,9 @@ _REPEATED_TAGS = frozenset(t for t, (_, rank) in _TAGS.items() if _LAST_HEADER_R
 # not yet written by older versions).
 _OPTIONAL_TAGS = ("kernel-writes-unseen", "trms-tracking", "shadow-peak-bytes", "input-sources",
                   "contexts")
-# Header records that may come more than once in a row (one per value).
-_MULTIPLE_HEADER_TAGS = frozenset({"kernel-writes-unseen"})
+# Header records that may come more than once in a row (their handler
+# checks the order of their values).
+_REPEATED_HEADER_TAGS = ("kernel-writes-unseen",)
 _TUPLE_FIELDS = tuple(f.replace("_", " ") for f in CostTuple._fields)
 # CostTuple._make without its length check (the field count is checked before).
 _new_cost_tuple = functools.partial(tuple.__new__, CostTuple)
@@ -367,13 +392,19 @@ class _Parser:
         # tag -> its rec_ method, looked up once rather than per record.
         self.handlers = {tag: getattr(self, "rec_" + tag.replace("-", "_")) for tag in _TAGS}
         self.seen_end = False
+        self.consistency = _Consistency()
+        self.totals_lines: Dict[Tuple[int, int], int] = {}
 
     def error(self, message: str) -> ReportError:
         return ReportError(self.path, self.lineno, message)
 
     def int_field(self, tag: str, what: str, text: str) -> int:
         if not _INT.match(text):
-            raise self.error(f"'{tag}' record: {what} is not an unsigned decimal integer: {text!r}")
+            if _LONG_INT.match(text):
+                raise self.error(f"'{tag}' record: {what} has {len(text)} digits, more than the "
+                                 f"{MAX_DIGITS} of the largest number of the format (192 bits)")
+            raise self.error(f"'{tag}' record: {what} is not an unsigned decimal integer: "
+                             f"{_quoted(text)}")
         return int(text)
 
     def int_fields(self, tag: str, whats: Tuple[str, ...], args: List[str]) -> List[int]:
@@ -411,9 +442,9 @@ class _Parser:
         if self.lineno == 1:
             if tag != MAGIC:
                 raise self.error(f"not an aprof-trms report: the first line must be "
-                                 f"'{MAGIC}<TAB>{FORMAT_VERSION}', found {text[:60]!r}")
+                                 f"'{MAGIC}<TAB>{FORMAT_VERSION}', found {_quoted(text)}")
         if tag not in _TAGS:
-            raise self.error(f"unknown record tag {tag!r}")
+            raise self.error(f"unknown record tag {_quoted(tag)}")
         count, rank = _TAGS[tag]
         since = _SINCE_VERSION.get(tag)
         if since is not None and self.header.get("version", since) < since:
@@ -428,7 +459,7 @@ class _Parser:
         # Order: records of one tag are contiguous, tags in the documented order,
         # header records exactly once.
         if rank < self.rank or (rank == self.rank and (rank <= _LAST_HEADER_RANK or tag == "end")
-                                and tag not in _MULTIPLE_HEADER_TAGS):
+                                and tag not in _REPEATED_HEADER_TAGS):
             if tag == self.last_tag:
                 raise self.error(f"duplicate '{tag}' record")
             raise self.error(f"record out of order: '{tag}' after '{self.last_tag}'")
@@ -463,7 +494,7 @@ class _Parser:
 
     def rec_cost_metric(self, tag, args):
         if args[0] not in COST_METRICS:
-            raise self.error(f"unknown cost metric {args[0]!r} (expected one of {', '.join(COST_METRICS)})")
+            raise self.error(f"unknown cost metric {_quoted(args[0])} (expected one of {', '.join(COST_METRICS)})")
         self.header["cost_metric"] = args[0]
 
     def rec_memory_resolution(self, tag, args):
@@ -474,27 +505,28 @@ class _Parser:
 
     def rec_syscall_input(self, tag, args):
         if args[0] not in SYSCALL_INPUTS:
-            raise self.error(f"unknown syscall input {args[0]!r} (expected one of {', '.join(SYSCALL_INPUTS)})")
+            raise self.error(f"unknown syscall input {_quoted(args[0])} (expected one of {', '.join(SYSCALL_INPUTS)})")
         self.header["syscall_input"] = args[0]
 
     def rec_kernel_writes_unseen(self, tag, args):
-        seen = self.header.setdefault("kernel_writes_unseen", [])
-        if args[0] not in KERNEL_WRITE_MECHANISMS:
-            raise self.error(f"'{tag}' record: unknown mechanism {args[0]!r} "
-                             f"(expected one of {', '.join(KERNEL_WRITE_MECHANISMS)})")
-        if seen and KERNEL_WRITE_MECHANISMS.index(args[0]) <= KERNEL_WRITE_MECHANISMS.index(seen[-1]):
-            raise self.error(f"'{tag}' record: {args[0]!r} after {seen[-1]!r} "
-                             f"(each mechanism once, in the order {', '.join(KERNEL_WRITE_MECHANISMS)})")
-        seen.append(args[0])
+        mechanism = self.text_field(tag, "mechanism", args[0])
+        if mechanism not in KERNEL_WRITES_UNSEEN:
+            raise self.error(f"'{tag}' record: unknown mechanism {_quoted(mechanism)} "
+                             f"(expected one of {', '.join(KERNEL_WRITES_UNSEEN)})")
+        seen = self.header.setdefault("kernel_writes_unseen", ())
+        if seen and _MECHANISMS.index(mechanism) <= _MECHANISMS.index(seen[-1]):
+            raise self.error(f"'{tag}' record: {mechanism} after {seen[-1]} (each mechanism once, "
+                             f"in the order {', '.join(KERNEL_WRITES_UNSEEN)})")
+        self.header["kernel_writes_unseen"] = seen + (mechanism,)
 
     def rec_trms_tracking(self, tag, args):
         if args[0] not in ("yes", "no"):
-            raise self.error(f"'{tag}' record: expected yes or no, found {args[0]!r}")
+            raise self.error(f"'{tag}' record: expected yes or no, found {_quoted(args[0])}")
         self.header["trms_tracking"] = args[0] == "yes"
 
     def rec_input_sources(self, tag, args):
         if args[0] != "yes":
-            raise self.error(f"'{tag}' record: expected yes, found {args[0]!r}")
+            raise self.error(f"'{tag}' record: expected yes, found {_quoted(args[0])}")
         self.header["input_sources"] = True
 
     def rec_contexts(self, tag, args):
@@ -502,6 +534,8 @@ class _Parser:
         if depth < 1:
             raise self.error(f"'{tag}' record: depth limit must be at least 1, found {depth}")
         self.header["context_depth"] = depth
+        if self.tuple_sink is not None:
+            self.consistency.keep_tuples()
 
     def rec_shadow_peak_bytes(self, tag, args):
         self.header["shadow_peak_bytes"] = self.int_field(tag, "peak shadow bytes", args[0])
@@ -519,7 +553,7 @@ class _Parser:
         ident = self.int_field(tag, "routine id", args[0])
         if not _ADDRESS.match(args[1]):
             raise self.error(f"'routine' record: entry address is not 0x followed by "
-                             f"lowercase hex digits: {args[1]!r}")
+                             f"lowercase hex digits: {_quoted(args[1])}")
         address = int(args[1], 16)
         obj = self.text_field(tag, "object", args[2])
         name = self.text_field(tag, "name", args[3])
@@ -528,14 +562,14 @@ class _Parser:
         if len(args) > 5:  # format version 2
             if not _ADDRESS.match(args[5]):
                 raise self.error(f"'routine' record: object address is not 0x followed by "
-                                 f"lowercase hex digits: {args[5]!r}")
+                                 f"lowercase hex digits: {_quoted(args[5])}")
             source = (int(args[5], 16), self.text_field(tag, "source file", args[6]),
                       self.int_field(tag, "line", args[7]))
         if ident in self.routines:
             raise self.error(f"duplicate routine id {ident}")
         if (obj, address) in self.routine_keys:
             raise self.error(f"routine {ident} has the same object and entry address as "
-                             f"routine {self.routine_keys[(obj, address)]}: {obj} {args[1]}")
+                             f"routine {self.routine_keys[(obj, address)]}: {_quoted(obj)} {args[1]}")
         self.routines[ident] = Routine(ident, address, obj, name, mangled, *source)
         self.routine_keys[(obj, address)] = ident
 
@@ -547,6 +581,7 @@ class _Parser:
         if (thread, routine) in self.totals:
             raise self.error(f"duplicate 'totals' record for thread {thread}, routine {routine}")
         self.totals[(thread, routine)] = t
+        self.totals_lines[(thread, routine)] = self.lineno
 
     def rec_trms(self, tag, args):
         self.add_tuple(tag, _new_cost_tuple(self.int_fields(tag, _TUPLE_FIELDS, args)))
@@ -564,6 +599,7 @@ class _Parser:
         if self.last_tuple_key is not None and key <= self.last_tuple_key:
             raise self.tuple_order_error(tag, key, "routine")
         self.last_tuple_key = key
+        self.consistency.add(tag, t, self.lineno)
         if self.tuple_sink is None:
             self.metrics[tag][key] = t
         else:
@@ -705,7 +741,7 @@ class _Parser:
                         h["memory_resolution"], h["syscall_input"],
                         h.get("trms_tracking", True), h.get("shadow_peak_bytes"),
                         h.get("input_sources", False), h.get("context_depth"),
-                        tuple(h.get("kernel_writes_unseen", ())))
+                        h.get("kernel_writes_unseen", ()))
         return Report(self.path, header, self.threads, self.routines, self.totals,
                       self.metrics["trms"], self.metrics["rms"],
                       self.thread_sources, self.kernel_sources, self.calls, self.contexts,
@@ -719,9 +755,10 @@ _NO_RUN = "\n"   # a prefix no line starts with (lines are split at newlines)
 
 
 def _parse(batches: Iterable[Tuple[List[str], bool]], path: str,
-           tuple_sink: Optional[TupleSink] = None) -> Report:
+           tuple_sink: Optional[TupleSink] = None, check: bool = True) -> Report:
     """Parses the lines of a report, given as batches of lines without their
-    newlines, and whether the batch's last line had one (_decoded_lines)."""
+    newlines, and whether the batch's last line had one (_decoded_lines);
+    with check, the numbers must be consistent (_raise_inconsistency)."""
     p = _Parser(path, tuple_sink)
     fields = len(_TUPLE_FIELDS)
     run = _NO_RUN   # "trms\t" or "rms\t" within a run of such records
@@ -744,74 +781,148 @@ def _parse(batches: Iterable[Tuple[List[str], bool]], path: str,
                     continue
             p.line(text)
             run = p.last_tag + "\t" if p.last_tag in _TUPLE_TAGS else _NO_RUN
-    return p.finish()
+        if lineno > MAX_RECORDS:
+            raise p.error(f"more than {MAX_RECORDS:,} records, the most this reader reads")
+    report = p.finish()
+    if check:
+        _raise_inconsistency(p, report)
+    return report
+
+
+def _raise_inconsistency(p: _Parser, report: Report) -> None:
+    """ReportError naming the first relation between the numbers that
+    `report` breaks (consistency_problems()), if any."""
+    p.consistency.finish(report, p.totals_lines)
+    problems = p.consistency.problems
+    if problems:
+        line, what = problems[0]
+        more = (f" (and {len(problems) - 1} more: python3 -m aprof_trms.report lists them)"
+                if len(problems) > 1 else "")
+        raise ReportError(report.path, line, f"inconsistent numbers: {what}{more}")
 
 
 _BLOCK_BYTES = 1 << 20
+# Bounds of what the reader reads (docs/report-format.md): a longer line or
+# more records is not a report the tool writes (its largest lines are
+# names: C++ names reach tens of kilobytes, four times that escaped).
+MAX_LINE_BYTES = 16 << 20
+MAX_RECORDS = 50_000_000
 
 
-def _decoded_lines(f: BinaryIO, path: str) -> Iterator[Tuple[List[str], bool]]:
+def _decoded_lines(f: BinaryIO, path: str, digest) -> Iterator[Tuple[List[str], bool]]:
     """The lines of a binary file decoded from UTF-8, without their newlines,
     in batches of about a megabyte (a report of a large program is never
     held whole in memory; one decode and split per batch, not per line):
     (lines, True), and last ([line], False) if the file does not end with
-    a newline. The lines before an invalid one come before its error."""
+    a newline. Bytes that are not valid UTF-8 (older tools wrote them raw)
+    become surrogates (errors="surrogateescape") that unescape() turns
+    into visible \\xHH. digest.update() gets every byte read. A line longer
+    than MAX_LINE_BYTES raises ReportError after the lines before it."""
     lineno = 0
     tail = b""
     while True:
         block = f.read(_BLOCK_BYTES)
         if not block:
             break
+        digest.update(block)
         block = tail + block
         cut = block.rfind(b"\n") + 1
         tail = block[cut:]
         if cut:
-            lines = yield from _decoded(block[:cut], path, lineno)
+            lines = _decoded(block[:cut])
             lineno += len(lines)
             yield lines, True
+        if len(tail) > MAX_LINE_BYTES:
+            raise ReportError(path, lineno + 1, f"line longer than {MAX_LINE_BYTES:,} bytes, the "
+                              "most this reader reads: not an aprof-trms report")
     if tail:
-        yield (yield from _decoded(tail, path, lineno)), False
+        yield _decoded(tail), False
 
 
-def _decoded(data: bytes, path: str, lineno: int):
-    """Returns the lines of `data`, decoded (the last one without a newline
-    if `data` does not end with one). On invalid UTF-8 it first yields the
-    lines before the bad one, as a batch, then raises ReportError with the
-    bad line's number (lineno lines precede `data`)."""
-    try:
-        lines = data.decode("utf-8").split("\n")
-    except UnicodeDecodeError as e:
-        start = data.rfind(b"\n", 0, e.start) + 1
-        good = data[:start].decode("utf-8").split("\n")[:-1]
-        if good:
-            yield good, True
-        raise ReportError(path, lineno + len(good) + 1, f"invalid UTF-8 ({e.reason})") from None
+def _decoded(data: bytes) -> List[str]:
+    """The lines of `data`, decoded (the last one without a newline if
+    `data` does not end with one)."""
+    lines = data.decode("utf-8", "surrogateescape").split("\n")
     if data.endswith(b"\n"):
         lines.pop()
     return lines
 
 
-def loads(data: Union[str, bytes], path: str = "<string>") -> Report:
-    """Parses the text (or UTF-8 bytes) of a report; `path` is used in errors."""
+def _read(f: BinaryIO, path: str, tuple_sink: Optional[TupleSink], check: bool) -> Report:
+    digest = hashlib.blake2b(digest_size=16)
+    report = _parse(_decoded_lines(f, path, digest), path, tuple_sink, check)
+    report.digest = digest.hexdigest()
+    return report
+
+
+def loads(data: Union[str, bytes], path: str = "<string>", check: bool = True) -> Report:
+    """Parses the text (or UTF-8 bytes) of a report as load() does; `path`
+    is used in errors."""
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
-    return _parse(_decoded_lines(io.BytesIO(data), path), path)
+    return _read(io.BytesIO(data), path, None, check)
 
 
-def load(path: Union[str, "os.PathLike[str]"], tuple_sink: Optional[TupleSink] = None) -> Report:
+_FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+               (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
+               (stat.S_ISSOCK, "a socket"))
+
+
+def _refuse_unless_regular(path: str, mode: int) -> None:
+    """A device, FIFO, socket or directory is never read: it may never end
+    (/dev/zero) or block (a FIFO without a writer)."""
+    if not stat.S_ISREG(mode):
+        kind = next((what for is_kind, what in _FILE_KINDS if is_kind(mode)), "not a regular file")
+        raise ReportError(path, None, f"{kind}, not a regular file: not read as a report")
+
+
+def _open_report(path: str) -> BinaryIO:
+    """The report file opened for reading, if it is a regular file: checked
+    before opening, and again on the file opened (without blocking, should
+    a FIFO have replaced it meanwhile)."""
+    _refuse_unless_regular(path, os.stat(path).st_mode)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    try:
+        _refuse_unless_regular(path, os.fstat(fd).st_mode)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def load(path: Union[str, "os.PathLike[str]"], tuple_sink: Optional[TupleSink] = None,
+         check: bool = True) -> Report:
     """Reads and parses the report file at `path`. With tuple_sink, each trms
     and rms record, checked as always, goes to tuple_sink(metric, tuple)
     instead of into the Report (whose trms and rms stay empty): how
     aprof_trms.profile merges a report of millions of records without
-    keeping them."""
+    keeping them. With check (the default), a report whose numbers break a
+    relation of consistency_problems() raises ReportError too. Only a
+    regular file is read, and at most MAX_RECORDS lines of MAX_LINE_BYTES;
+    an OSError names the file."""
     path = os.fspath(path)
-    with open(path, "rb") as f:
-        return _parse(_decoded_lines(f, path), path, tuple_sink)
-
+    try:
+        with _open_report(path) as f:
+            return _read(f, path, tuple_sink, check)
+    except OSError as e:
+        if e.filename is None:   # a read() error (EIO of /proc/self/mem)
+            raise OSError(e.errno, e.strerror, path) from None
+        raise
 
 # ---------------------------------------------------------------------------
 # Queries.
 # ---------------------------------------------------------------------------
+
+def kernel_writes_warning(mechanisms: Iterable[str]) -> str:
+    """The one-line warning the commands show for kernel-writes-unseen
+    records ("" if none): the input sizes may be too small."""
+    done = [KERNEL_WRITES_UNSEEN[m] for m in _MECHANISMS if m in set(mechanisms)]
+    if not done:
+        return ""
+    return ("input sizes may miss kernel writes made outside system calls: the program "
+            + " and ".join(done))
+
 
 def _object_matches(routine: Routine, obj: Optional[str]) -> bool:
     if obj is None:
@@ -937,7 +1048,8 @@ def context_tuples(report: Report, metric: str, context: Union[Context, int],
     return out
 
 
-def _context_problems(report: Report, bad: Callable[[str], None]) -> None:
+def _context_problems(report: Report, routine_tuples: Callable[[str], Dict[Tuple[int, int, int], CostTuple]],
+                      bad: Callable[[str], None]) -> None:
     """The contract of docs/report-format.md: per thread, routine and input
     size, the tuples of the routine's contexts add up to its tuple (calls,
     sums; min and max are the min and max)."""
@@ -947,115 +1059,176 @@ def _context_problems(report: Report, bad: Callable[[str], None]) -> None:
             key = (th, report.contexts[c].routine, size)
             as_routine = CostTuple(th, key[1], *t[2:])
             summed[key] = merge_tuples(summed[key], as_routine) if key in summed else as_routine
-        for key in sorted(set(summed) | set(report.metric(metric))):
+        own = routine_tuples(metric)
+        for key in sorted(set(summed) | set(own)):
             th, rid, size = key
-            if summed.get(key) != report.metric(metric).get(key):
+            if summed.get(key) != own.get(key):
                 bad(f"{metric} tuple (thread {th}, routine {rid}, size {size}) is "
-                    f"{report.metric(metric).get(key)}, but its contexts' tuples add up to "
-                    f"{summed.get(key)}")
+                    f"{own.get(key)}, but its contexts' tuples add up to {summed.get(key)}")
 
 
 # ---------------------------------------------------------------------------
 # Relations every correct report satisfies.
 # ---------------------------------------------------------------------------
 
+class _Consistency:
+    """The relations of consistency_problems(), checked record by record as
+    a report is read (a tuple's own relations when it is read, so that the
+    tuples need not be kept) and between records once all are read.
+    Problems are (line or None, message)."""
+
+    def __init__(self) -> None:
+        self.problems: List[Tuple[Optional[int], str]] = []
+        # (metric, thread, routine) -> [calls, self cost, cost, max cost, sum of sizes]
+        self.per: Dict[Tuple[str, int, int], List[int]] = {}
+        # The tuples, for the contexts' check of a report read into a sink.
+        self.kept: Optional[Dict[str, Dict[Tuple[int, int, int], CostTuple]]] = None
+
+    def keep_tuples(self) -> None:
+        """Keeps the tuples given to add(): the report's own are not kept
+        (a tuple sink) and its contexts need them."""
+        self.kept = {m: {} for m in METRICS}
+
+    def bad(self, what: str, line: Optional[int] = None) -> None:
+        self.problems.append((line, what))
+
+    def add(self, metric: str, t: CostTuple, line: Optional[int] = None) -> None:
+        """One trms or rms tuple (read at `line`). One test for all of its
+        relations (this runs for every record of every report read), the
+        messages only when one fails."""
+        if self.kept is not None:
+            self.kept[metric][(t.thread, t.routine, t.size)] = t
+        thread, routine, size, calls, min_cost, max_cost, cost, sum_sq, self_cost, induced, \
+            external = t
+        if not (0 < calls and min_cost <= max_cost and min_cost * calls <= cost <= max_cost * calls
+                and min_cost * cost <= sum_sq <= max_cost * cost and self_cost <= cost
+                and (induced + external <= size * calls or metric != "trms")):
+            self.tuple_problems(metric, t, line)
+            if calls < 1:
+                return
+        key = (metric, thread, routine)
+        acc = self.per.get(key)
+        if acc is None:
+            self.per[key] = [calls, self_cost, cost, max_cost, size * calls]
+        else:
+            acc[0] += calls
+            acc[1] += self_cost
+            acc[2] += cost
+            if max_cost > acc[3]:
+                acc[3] = max_cost
+            acc[4] += size * calls
+
+    def tuple_problems(self, metric: str, t: CostTuple, line: Optional[int]) -> None:
+        """The relations a tuple breaks, each named."""
+        where = f"{metric} tuple (thread {t.thread}, routine {t.routine}, size {t.size})"
+        if t.calls < 1:
+            self.bad(f"{where}: calls = 0", line)
+            return
+        if not t.min_cost <= t.max_cost:
+            self.bad(f"{where}: min cost {t.min_cost} > max cost {t.max_cost}", line)
+        if not t.min_cost * t.calls <= t.sum_cost <= t.max_cost * t.calls:
+            self.bad(f"{where}: sum cost {t.sum_cost} not within calls*[min, max]", line)
+        if not t.min_cost * t.sum_cost <= t.sum_sq_cost <= t.max_cost * t.sum_cost:
+            self.bad(f"{where}: sum of squares {t.sum_sq_cost} not within [min*sum, max*sum]", line)
+        if t.sum_self_cost > t.sum_cost:
+            self.bad(f"{where}: sum self cost {t.sum_self_cost} > sum cost {t.sum_cost}", line)
+        if metric == "trms" and t.sum_thread_induced + t.sum_external > t.size * t.calls:
+            self.bad(f"{where}: induced reads {t.sum_thread_induced} + {t.sum_external} "
+                     f"exceed the sum of TRMS values {t.size * t.calls}", line)
+
+    def finish(self, report: Report, totals_lines: Optional[Dict[Tuple[int, int], int]] = None) -> None:
+        """The relations between the records of `report`, whose tuples were
+        given to add(); totals_lines: the line of each totals record."""
+        lines = totals_lines or {}
+        per = self.per
+        self_per_thread: Dict[int, int] = {}
+        for (th, rid), tot in report.totals.items():
+            line = lines.get((th, rid))
+
+            def bad(what: str) -> None:
+                self.bad(f"totals (thread {th}, routine {rid}): {what}", line)
+
+            if tot.calls < 1:
+                bad("calls = 0")
+            self_per_thread[th] = self_per_thread.get(th, 0) + tot.self_cost
+            if tot.cumulative_cost > report.threads[th].total_cost:
+                bad(f"cumulative cost {tot.cumulative_cost} > thread total cost "
+                    f"{report.threads[th].total_cost}")
+            if tot.self_cost > tot.cumulative_cost:
+                bad(f"self cost {tot.self_cost} > cumulative cost {tot.cumulative_cost}")
+            for metric in METRICS:
+                acc = per.get((metric, th, rid))
+                if acc is None:
+                    bad(f"no {metric} tuples")
+                    continue
+                calls, self_sum, cost_sum, max_cost, _ = acc
+                if calls != tot.calls:
+                    bad(f"{tot.calls} calls, but its {metric} tuples have {calls}")
+                if self_sum != tot.self_cost:
+                    bad(f"self cost {tot.self_cost}, but its {metric} tuples sum to {self_sum}")
+                if not max_cost <= tot.cumulative_cost <= cost_sum:
+                    bad(f"cumulative cost {tot.cumulative_cost} not within "
+                        f"[max activation cost {max_cost}, sum of activation costs {cost_sum}]")
+            rms_acc, trms_acc = per.get(("rms", th, rid)), per.get(("trms", th, rid))
+            if rms_acc and trms_acc and rms_acc[4] > trms_acc[4]:
+                bad(f"sum of RMS values {rms_acc[4]} > sum of TRMS values {trms_acc[4]}")
+        for metric, th, rid in per:
+            if (th, rid) not in report.totals:
+                self.bad(f"{metric} tuples of thread {th}, routine {rid} without a 'totals' record")
+        for th, s in self_per_thread.items():
+            if s > report.threads[th].total_cost:
+                self.bad(f"thread {th}: self costs sum to {s} > thread total cost "
+                         f"{report.threads[th].total_cost}")
+            if report.threads[th].total_cost == 0:
+                self.bad(f"thread {th}: total cost 0, but it has activations")
+        self.calls_and_routines(report)
+
+    def calls_and_routines(self, report: Report) -> None:
+        """Call edges within activations, contexts adding up, every routine
+        used."""
+        calls_into: Dict[Tuple[int, int], int] = {}
+        for (th, caller, callee), e in report.calls.items():
+            if e.calls < 1:
+                self.bad(f"call edge (thread {th}, {caller} -> {callee}): calls = 0")
+            calls_into[(th, callee)] = calls_into.get((th, callee), 0) + e.calls
+        for (th, callee), n in calls_into.items():
+            recorded = report.totals.get((th, callee))
+            if n > (recorded.calls if recorded else 0):
+                self.bad(f"thread {th}, routine {callee}: its call edges count {n} calls, more than "
+                         f"its {recorded.calls if recorded else 0} activations")
+        if report.header.context_depth is not None:
+            _context_problems(report, lambda m: report.metric(m) if self.kept is None else self.kept[m],
+                              self.bad)
+        with_totals = {rid for (_, rid) in report.totals}
+        with_totals.update(s.routine for s in report.thread_sources.values())
+        with_totals.update(s.producer_routine for s in report.thread_sources.values())
+        with_totals.update(s.routine for s in report.kernel_sources.values())
+        with_totals.update(c.routine for c in report.contexts.values())  # a node's routine
+        callers = {caller for (_, caller, _) in report.calls}
+        for rid in report.routines:
+            if rid not in with_totals and rid not in callers:
+                self.bad(f"routine {rid} ({_quoted(report.routines[rid].name)}) has no activation")
+
+
 def consistency_problems(report: Report) -> List[str]:
     """Violations of the relations between the numbers of a report (empty list
-    if none): per tuple min <= max, min*calls <= sum <= max*calls,
+    if none): per tuple calls >= 1, min <= max, min*calls <= sum <= max*calls,
     min*sum <= sum of squares <= max*sum, self cost <= cost, induced reads
     within the TRMS; per thread and routine, the tuples of both metrics cover
     the same activations as `totals` (calls, self cost), each activation's
     RMS <= TRMS (in sum), the cumulative cost of outermost activations is
     between the largest activation and the sum of all of them and within the
-    thread's total cost; every routine has activations (or is named by input
-    sources or a context node); the call edges into a routine count at most
-    its activations in that thread; the tuples of a routine's calling
-    contexts add up to its own."""
-    problems: List[str] = []
-    per: Dict[Tuple[str, int, int], List[int]] = {}
-
-    def bad(what: str) -> None:
-        problems.append(f"{report.path}: {what}")
-
+    thread's total cost, which is not 0; every routine has activations (or is
+    named by input sources or a context node); the call edges into a routine
+    count at most its activations in that thread; the tuples of a routine's
+    calling contexts add up to its own. load() checks them all on every
+    report it reads."""
+    check = _Consistency()
     for metric in METRICS:
-        for key, t in report.metric(metric).items():
-            where = f"{metric} tuple (thread {t.thread}, routine {t.routine}, size {t.size})"
-            if t.calls < 1:
-                bad(f"{where}: calls = 0")
-                continue
-            if not t.min_cost <= t.max_cost:
-                bad(f"{where}: min cost {t.min_cost} > max cost {t.max_cost}")
-            if not t.min_cost * t.calls <= t.sum_cost <= t.max_cost * t.calls:
-                bad(f"{where}: sum cost {t.sum_cost} not within calls*[min, max]")
-            if not t.min_cost * t.sum_cost <= t.sum_sq_cost <= t.max_cost * t.sum_cost:
-                bad(f"{where}: sum of squares {t.sum_sq_cost} not within [min*sum, max*sum]")
-            if t.sum_self_cost > t.sum_cost:
-                bad(f"{where}: sum self cost {t.sum_self_cost} > sum cost {t.sum_cost}")
-            if metric == "trms" and t.sum_thread_induced + t.sum_external > t.size * t.calls:
-                bad(f"{where}: induced reads {t.sum_thread_induced} + {t.sum_external} "
-                    f"exceed the sum of TRMS values {t.size * t.calls}")
-            acc = per.setdefault((metric, t.thread, t.routine), [0, 0, 0, 0, 0])
-            acc[0] += t.calls
-            acc[1] += t.sum_self_cost
-            acc[2] += t.sum_cost
-            acc[3] = max(acc[3], t.max_cost)
-            acc[4] += t.size * t.calls
-
-    self_per_thread: Dict[int, int] = {}
-    for (th, rid), tot in report.totals.items():
-        where = f"totals (thread {th}, routine {rid})"
-        if tot.calls < 1:
-            bad(f"{where}: calls = 0")
-        self_per_thread[th] = self_per_thread.get(th, 0) + tot.self_cost
-        if tot.cumulative_cost > report.threads[th].total_cost:
-            bad(f"{where}: cumulative cost {tot.cumulative_cost} > thread total cost "
-                f"{report.threads[th].total_cost}")
-        if tot.self_cost > tot.cumulative_cost:
-            bad(f"{where}: self cost {tot.self_cost} > cumulative cost {tot.cumulative_cost}")
-        for metric in METRICS:
-            acc = per.get((metric, th, rid))
-            if acc is None:
-                bad(f"{where}: no {metric} tuples")
-                continue
-            calls, self_sum, cost_sum, max_cost, _ = acc
-            if calls != tot.calls:
-                bad(f"{where}: {tot.calls} calls, but its {metric} tuples have {calls}")
-            if self_sum != tot.self_cost:
-                bad(f"{where}: self cost {tot.self_cost}, but its {metric} tuples sum to {self_sum}")
-            if not max_cost <= tot.cumulative_cost <= cost_sum:
-                bad(f"{where}: cumulative cost {tot.cumulative_cost} not within "
-                    f"[max activation cost {max_cost}, sum of activation costs {cost_sum}]")
-        rms_acc, trms_acc = per.get(("rms", th, rid)), per.get(("trms", th, rid))
-        if rms_acc and trms_acc and rms_acc[4] > trms_acc[4]:
-            bad(f"{where}: sum of RMS values {rms_acc[4]} > sum of TRMS values {trms_acc[4]}")
-    for metric, th, rid in per:
-        if (th, rid) not in report.totals:
-            bad(f"{metric} tuples of thread {th}, routine {rid} without a 'totals' record")
-    for th, s in self_per_thread.items():
-        if s > report.threads[th].total_cost:
-            bad(f"thread {th}: self costs sum to {s} > thread total cost {report.threads[th].total_cost}")
-    calls_into: Dict[Tuple[int, int], int] = {}
-    for (th, caller, callee), e in report.calls.items():
-        if e.calls < 1:
-            bad(f"call edge (thread {th}, {caller} -> {callee}): calls = 0")
-        calls_into[(th, callee)] = calls_into.get((th, callee), 0) + e.calls
-    for (th, callee), n in calls_into.items():
-        recorded = report.totals.get((th, callee))
-        if n > (recorded.calls if recorded else 0):
-            bad(f"thread {th}, routine {callee}: its call edges count {n} calls, more than its "
-                f"{recorded.calls if recorded else 0} activations")
-    if report.header.context_depth is not None:
-        _context_problems(report, bad)
-    with_totals = {rid for (_, rid) in report.totals}
-    with_totals.update(s.routine for s in report.thread_sources.values())
-    with_totals.update(s.producer_routine for s in report.thread_sources.values())
-    with_totals.update(s.routine for s in report.kernel_sources.values())
-    with_totals.update(c.routine for c in report.contexts.values())  # a node's routine
-    callers = {caller for (_, caller, _) in report.calls}
-    for rid in report.routines:
-        if rid not in with_totals and rid not in callers:
-            bad(f"routine {rid} ({report.routines[rid].name}) has no activation")
-    return problems
+        for t in report.metric(metric).values():
+            check.add(metric, t)
+    check.finish(report)
+    return [f"{report.path}: {what}" for _, what in check.problems]
 
 
 # ---------------------------------------------------------------------------
@@ -1072,7 +1245,8 @@ def _summary(report: Report) -> str:
                if h.context_depth is not None else "")
             + f"cost {h.cost_metric}, "
             f"resolution {h.memory_resolution}, syscall input {h.syscall_input}"
-            + ("" if h.trms_tracking else ", RMS only (TRMS not tracked)"))
+            + ("" if h.trms_tracking else ", RMS only (TRMS not tracked)")
+            + "".join(f", kernel writes unseen: {m}" for m in h.kernel_writes_unseen))
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -1086,7 +1260,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     status = 0
     for path in args.paths:
         try:
-            report = load(path)
+            report = load(path, check=False)   # all its problems, not the first
         except (ReportError, OSError) as e:
             print(e, file=sys.stderr)
             status = 1

@@ -152,7 +152,7 @@ def label(name: str, short: bool) -> str:
     """How a command shows a routine's name: as demangled, or with
     --short-names its qualified name with template arguments and parameters
     reduced to <…> and (…) (names.plain_name)."""
-    return names.plain_name(name) if short else name
+    return names.printable(names.plain_name(name) if short else name)
 
 
 @dataclasses.dataclass

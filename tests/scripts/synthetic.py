@@ -112,13 +112,15 @@ def activations(routine: Routine, seed: int = 0) -> List[Tuple[int, int, int]]:
 def report_text(routines: Sequence[Routine], threads: int = 1, cost_metric: str = "bb",
                 resolution: int = 4, seed: int = 0, pid: int = 4242,
                 command: Sequence[str] = ("./synthetic",), trms_tracking: bool = True,
-                syscall_input: str = "all", contexts: Optional[int] = None) -> str:
+                syscall_input: str = "all", contexts: Optional[int] = None,
+                kernel_writes_unseen: Sequence[str] = ()) -> str:
     """The text of a report in which activation i of each entry ran in
     thread i % threads + 1 and called nothing (self cost = cost; its
     caller's cost does not include it). Without trms_tracking (the tool's
     --trms=no) every TRMS is the RMS. With contexts (a depth limit, at
     least the deepest chain of callers) the report has the calling-context
-    tree and its tuples."""
+    tree and its tuples; kernel_writes_unseen: the mechanisms of its
+    kernel-writes-unseen records."""
     lines = [
         f"{aprof_report.MAGIC}\t{aprof_report.FORMAT_VERSION}",
         "tool\taprof-trms\t0.1.0\t3.19.0",
@@ -127,7 +129,8 @@ def report_text(routines: Sequence[Routine], threads: int = 1, cost_metric: str 
         f"cost-metric\t{cost_metric}",
         f"memory-resolution\t{resolution}",
         f"syscall-input\t{syscall_input}",
-    ] + ([] if trms_tracking else ["trms-tracking\tno"]) + \
+    ] + [f"kernel-writes-unseen\t{m}" for m in kernel_writes_unseen] + \
+        ([] if trms_tracking else ["trms-tracking\tno"]) + \
         ([] if contexts is None else [f"contexts\t{contexts}"])
     # Entries with callers of one name and object are one routine: its id, in
     # order of appearance.

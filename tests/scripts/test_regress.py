@@ -143,13 +143,15 @@ def test_malformed_report_exits_1_with_file_and_line(tmp_path):
     bad.write_text("".join(lines[:lineno - 1] + ["totals\t1\t1\n"] + lines[lineno:]))
     r = run([base], [bad])
     assert r.returncode == 1
-    assert f"candidate: {bad}:{lineno}: 'totals' record needs 5 field(s) after the tag, has 2" in r.stderr
+    assert (f"error: {bad}:{lineno}: 'totals' record needs 5 field(s) after the tag, has 2 "
+            "(candidate)") in r.stderr
     assert r.stdout == ""
     truncated = tmp_path / "truncated"
     truncated.write_text("".join(lines)[:-5])   # cut inside the 'end' record
     r = run([truncated], [base])
     assert r.returncode == 1
-    assert f"baseline: {truncated}:{len(lines)}: last line is not terminated by a newline" in r.stderr
+    assert f"error: {truncated}:{len(lines)}: last line is not terminated by a newline" in r.stderr
+    assert r.stderr.endswith(" (baseline)\n")
 
 
 def test_mismatched_cost_metric_or_resolution_exits_1(tmp_path):

@@ -79,9 +79,9 @@ def test_source_records_need_the_header_record():
 def test_top_producers_merge_threads_and_reports(tmp_path):
     text = sources_example()
     paths = []
-    for i in (1, 2):
+    for i in (1, 2):   # two runs (pids) with the same numbers
         p = tmp_path / f"aprof-trms.out.{i}"
-        p.write_text(text)
+        p.write_text(re.sub(r"\npid\t[0-9]+", f"\npid\t{4000 + i}", text))
         paths.append(str(p))
     prof = ap.load_profile(paths)
     consumer = next(k for k, r in prof.routines.items() if r.name == "consume_data")

@@ -199,6 +199,7 @@ function renderHeader() {
   add("cost metric", DATA.cost_metric === "bb" ? "basic blocks" : DATA.cost_metric);
   add("memory resolution", DATA.resolution + " byte" + (DATA.resolution === 1 ? "" : "s") + " per cell");
   add("input metrics", DATA.trms_tracking ? "TRMS and RMS" : "RMS only (--trms=no): TRMS equals RMS");
+  if (DATA.kernel_writes_unseen) add("warning", DATA.kernel_writes_unseen);
   add("total cost", DATA.total_cost.toLocaleString("en") + " over " + DATA.threads.length + " thread(s)");
   add("threads", DATA.threads.map(t => `${t[0]}: ${t[1].toLocaleString("en")} (${(100 * t[1] / (DATA.total_cost || 1)).toFixed(1)}%)`).join("; "));
   h.appendChild(dl);
