@@ -167,7 +167,7 @@ def _params(model: str) -> int:
     return 1 if model == "1" else 3 if model == "n^k" else 2
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)   # a dozen per routine fitted, 100,000s of routines
 class Fit:
     model: str            # one of MODELS
     a: float              # intercept
@@ -218,7 +218,7 @@ def model_label(fit: Fit, digits: int = 2) -> str:
     return fit.model
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class FitResult:
     best: Fit
     runner_up: Optional[Fit]
