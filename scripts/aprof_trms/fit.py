@@ -503,17 +503,21 @@ def upper_envelope(sizes: Sequence[float], costs: Sequence[float]) -> np.ndarray
     ENVELOPE_DROP times cheaper than a point of a smaller size took a
     cheaper path (two regimes: an early return, a cached answer, another
     statement) and is off the envelope."""
-    n = np.asarray(sizes, dtype=float)
-    y = np.asarray(costs, dtype=float)
-    order = np.argsort(n, kind="stable")
-    n_sorted, y_sorted = n[order], y[order]
-    # The largest cost at the sizes smaller than each point's: the running
-    # maximum up to the first point of its size.
-    first_of_size = np.searchsorted(n_sorted, n_sorted, side="left")
-    running = np.maximum.accumulate(y_sorted) if y.size else y_sorted
-    highest_below = np.where(first_of_size > 0, running[np.maximum(first_of_size - 1, 0)], 0.0)
-    keep = np.empty(n.size, dtype=bool)
-    keep[order] = y_sorted * ENVELOPE_DROP >= highest_below
+    return np.array(_envelope(list(map(float, sizes)), list(map(float, costs))), dtype=bool)
+
+
+def _envelope(n: List[float], y: List[float]) -> List[bool]:
+    """upper_envelope() of lists, as a list (plain Python: most point sets
+    have a few dozen points, where a numpy call costs more than the loop)."""
+    keep = [True] * len(n)
+    highest_below = 0.0     # largest cost at the sizes smaller than the current one
+    highest = 0.0           # ... at the sizes up to the current one
+    previous = None
+    for i in sorted(range(len(n)), key=n.__getitem__):
+        if n[i] != previous:
+            highest_below, previous = highest, n[i]
+        keep[i] = y[i] * ENVELOPE_DROP >= highest_below
+        highest = max(highest, y[i])
     return keep
 
 
@@ -555,9 +559,11 @@ def _tail_ratio(result: "FitResult") -> Tuple[float, int]:
     count = max(3, sum(1 for s in largest if s * TAIL_SPAN >= largest[0]))
     tail = [(n, y) for n, y in zip(result.sizes, result.costs) if n >= largest[count - 1]]
     with np.errstate(all="ignore"):
-        predicted = np.asarray(result.best.predict([n for n, _ in tail]), dtype=float)
-        ratios = predicted / np.maximum(np.array([y for _, y in tail]), 1.0)
-    return float(np.median(ratios)), count
+        predicted = np.asarray(result.best.predict([n for n, _ in tail]), dtype=float).tolist()
+    ratios = [p / max(y, 1.0) for p, (_, y) in zip(predicted, tail)]
+    if any(r != r for r in ratios):   # NaN: numpy.median's answer
+        return math.nan, count
+    return _median(ratios), count
 
 
 def _doubts(result: "FitResult") -> List[str]:
@@ -586,15 +592,16 @@ def _doubts(result: "FitResult") -> List[str]:
     return doubts
 
 
-def _points(sizes: Sequence[float], costs: Sequence[float]) -> Tuple[np.ndarray, np.ndarray]:
-    """Sizes and costs as float arrays, checked (ValueError)."""
+def _points(sizes: Sequence[float], costs: Sequence[float]) -> Tuple[List[float], List[float]]:
+    """Sizes and costs as lists of floats, checked (ValueError)."""
     n = np.asarray(sizes, dtype=float).ravel()
     y = np.asarray(costs, dtype=float).ravel()
     if n.shape != y.shape:
         raise ValueError(f"{n.size} sizes but {y.size} costs")
-    if not (np.all(np.isfinite(n)) and np.all(np.isfinite(y))):
+    n, y = n.tolist(), y.tolist()
+    if not all(map(math.isfinite, n)) or not all(map(math.isfinite, y)):
         raise ValueError("sizes and costs must be finite numbers")
-    if np.any(n < 0):
+    if any(v < 0 for v in n):
         raise ValueError("input sizes must be >= 0")
     return n, y
 
@@ -603,22 +610,23 @@ class _Prepared:
     """One point set on its way to a FitResult: the points fitted (the
     upper envelope when enough sizes remain) and what the reader must know."""
 
-    def __init__(self, n: np.ndarray, y: np.ndarray, min_distinct: int):
-        self.distinct = int(np.unique(n).size)
+    def __init__(self, n: List[float], y: List[float], min_distinct: int):
+        self.distinct = len(set(n))
         if self.distinct < min_distinct:
             raise NotEnoughPoints(self.distinct, min_distinct)
         self.notes: List[str] = []
         self.doubts: List[str] = []
-        keep = upper_envelope(n, y)
-        self.left_out = int((~keep).sum())
+        keep = _envelope(n, y)
+        self.left_out = keep.count(False)
         if self.left_out:
-            if np.unique(n[keep]).size >= min_distinct:
-                self.notes.append(f"fitted on the upper envelope: {self.left_out} of {n.size} points "
+            kept_n = [v for v, k in zip(n, keep) if k]
+            if len(set(kept_n)) >= min_distinct:
+                self.notes.append(f"fitted on the upper envelope: {self.left_out} of {len(n)} points "
                                   f"at least {ENVELOPE_DROP:g}x cheaper than at a smaller size (a "
                                   "cheaper path) left out")
-                n, y = n[keep], y[keep]
+                n, y = kept_n, [v for v, k in zip(y, keep) if k]
             else:
-                self.doubts.append(f"two regimes: {self.left_out} of {n.size} points at least "
+                self.doubts.append(f"two regimes: {self.left_out} of {len(n)} points at least "
                                    f"{ENVELOPE_DROP:g}x cheaper than at a smaller size")
                 self.left_out = 0
         self.n, self.y = n, y
@@ -627,7 +635,7 @@ class _Prepared:
 def _result(prepared: _Prepared, fits: List[Fit], integer: bool) -> FitResult:
     """The FitResult of a point set from its fits (fit_points' rules)."""
     notes = prepared.notes
-    sizes, costs = prepared.n.tolist(), prepared.y.tolist()
+    sizes, costs = prepared.n, prepared.y
     rise = _rise(sizes, costs, integer)
     candidates = _choose(fits)
     if rise >= GROWTH_RATIO and candidates[0].model == "1":
@@ -656,7 +664,7 @@ def _result(prepared: _Prepared, fits: List[Fit], integer: bool) -> FitResult:
 
 def _fit_batch(prepared: List[_Prepared]) -> List[FitResult]:
     """FitResults of point sets of equal size, every model fitted on all at once."""
-    batch = _Batch(np.stack([p.n for p in prepared]), np.stack([p.y for p in prepared]))
+    batch = _Batch(np.array([p.n for p in prepared]), np.array([p.y for p in prepared]))
     # A model whose AICc is undefined (too few points for its parameters:
     # "n^k" on 5 points) is left out.
     by_model = [batch.fit(model) for model in MODELS if batch.m - _params(model) - 2 > 0]
@@ -681,7 +689,7 @@ def fit_many(point_sets: Sequence[Tuple[Sequence[float], Sequence[float]]],
         except ValueError as e:
             out[i] = e
             continue
-        by_size.setdefault(prepared.n.size, []).append((i, prepared))
+        by_size.setdefault(len(prepared.n), []).append((i, prepared))
     for m, group in by_size.items():
         step = max(1, _BATCH_CELLS // (m * 16))
         for first in range(0, len(group), step):
@@ -728,7 +736,7 @@ def fit_model(sizes: Sequence[float], costs: Sequence[float], model: str,
     if model not in MODELS:
         raise ValueError(f"unknown model {model!r} (expected one of {MODELS})")
     n, y = _points(sizes, costs)
-    return _Batch(n[None, :], y[None, :]).fit(model, k)[0]
+    return _Batch(np.array([n]), np.array([y])).fit(model, k)[0]
 
 
 def routine_points(routine, metric: str = "trms", statistic: str = "max"):
