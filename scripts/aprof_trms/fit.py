@@ -744,11 +744,10 @@ def routine_points(routine, metric: str = "trms", statistic: str = "max"):
     max, avg, min or total (sum) cost of its activations."""
     if statistic not in STATISTICS:
         raise ValueError(f"unknown statistic {statistic!r} (expected one of {STATISTICS})")
-    points = routine.points(metric)
-    sizes = sorted(points)
+    pairs = sorted(routine.points(metric).items())   # sizes are unique: no Point is compared
     get = {"max": lambda p: p.max_cost, "min": lambda p: p.min_cost,
            "avg": lambda p: p.avg_cost, "total": lambda p: p.sum_cost}[statistic]
-    return sizes, [get(points[s]) for s in sizes]
+    return [size for size, _ in pairs], [get(point) for _, point in pairs]
 
 
 def fit_routines(routines: Sequence, metric: str = "trms",
