@@ -97,7 +97,8 @@ __all__ = ["MODELS", "MIN_DISTINCT_SIZES", "K_RANGE", "LOG_GROWTH",
            "CONFIDENT_SIZES", "CONFIDENT_R2", "DISTINCT_GROWTH", "CONSTANT_SPREAD",
            "NotEnoughPoints", "Fit",
            "FitResult", "model_term", "model_label", "upper_envelope", "fit_points", "fit_many",
-           "fit_model", "routine_points", "fit_routine", "fit_routines"]
+           "fit_model", "routine_points", "fit_routine", "fit_routines",
+           "fit_routines_by_metric"]
 
 MODELS = ("1", "log n", "sqrt n", "n", "n log n", "n^2", "n^3", "n^k")
 MIN_DISTINCT_SIZES = 5     # below this: no fit (AICc of a 3-parameter class needs 5 points)
@@ -677,13 +678,21 @@ def fit_many(point_sets: Sequence[Tuple[Sequence[float], Sequence[float]]],
     """fit_points() of each (sizes, costs), in order: its FitResult, or the
     ValueError (NotEnoughPoints, bad points) fit_points() would raise. The
     point sets with the same number of points fitted are solved together,
-    a few thousand at a time: much faster than one by one."""
+    a few thousand at a time: much faster than one by one. Identical point
+    sets are fitted once and share their result (not to be modified)."""
     if min_distinct < MIN_DISTINCT_SIZES:
         raise ValueError(f"min_distinct must be at least {MIN_DISTINCT_SIZES}: "
                          "the criterion cannot compare the models on fewer points")
     out: List[Union[FitResult, ValueError, None]] = [None] * len(point_sets)
     by_size: Dict[int, List[Tuple[int, _Prepared]]] = {}
+    first_of: Dict[tuple, int] = {}   # identical point sets (TRMS = RMS) are fitted once
+    same_as: List[Tuple[int, int]] = []
     for i, (sizes, costs) in enumerate(point_sets):
+        key = (tuple(sizes), tuple(costs))
+        if key in first_of:
+            same_as.append((i, first_of[key]))
+            continue
+        first_of[key] = i
         try:
             prepared = _Prepared(*_points(sizes, costs), min_distinct)
         except ValueError as e:
@@ -696,6 +705,8 @@ def fit_many(point_sets: Sequence[Tuple[Sequence[float], Sequence[float]]],
             part = group[first:first + step]
             for (i, _), result in zip(part, _fit_batch([p for _, p in part])):
                 out[i] = result
+    for i, first in same_as:
+        out[i] = out[first]
     return out
 
 
@@ -755,12 +766,25 @@ def fit_routines(routines: Sequence, metric: str = "trms",
     """fit_routine() of each routine, in order: its FitResult or the
     NotEnoughPoints (or other ValueError) it would raise; fitted together
     (fit_many)."""
-    point_sets = [routine_points(r, metric, statistic) for r in routines]
+    return fit_routines_by_metric(routines, (metric,), statistic)[metric]
+
+
+def fit_routines_by_metric(routines: Sequence, metrics: Sequence[str], statistic: str = "max") \
+        -> Dict[str, List[Union[FitResult, ValueError]]]:
+    """fit_routines() for each metric, all in one fit_many() call: a
+    routine whose TRMS and RMS points are the same (no induced first read,
+    most routines of most programs) is fitted once."""
+    point_sets = [routine_points(r, metric, statistic) for metric in metrics for r in routines]
     results = fit_many(point_sets)
-    for i, (r, (sizes, _)) in enumerate(zip(routines, point_sets)):
-        if len(sizes) < MIN_DISTINCT_SIZES:   # named, as fit_routine says it
-            results[i] = NotEnoughPoints(len(sizes), MIN_DISTINCT_SIZES, f"{r.name} ({metric})")
-    return results
+    out = {}
+    for j, metric in enumerate(metrics):
+        mine = results[j * len(routines):(j + 1) * len(routines)]
+        for i, r in enumerate(routines):
+            distinct = len(point_sets[j * len(routines) + i][0])
+            if distinct < MIN_DISTINCT_SIZES:   # named, as fit_routine says it
+                mine[i] = NotEnoughPoints(distinct, MIN_DISTINCT_SIZES, f"{r.name} ({metric})")
+        out[metric] = mine
+    return out
 
 
 def fit_routine(routine, metric: str = "trms", statistic: str = "max") -> FitResult:

@@ -371,7 +371,9 @@ class _Merger:
     """Reports added one by one (same settings required) into a Profile."""
 
     def __init__(self) -> None:
-        self.first: Optional[aprof_report.Report] = None
+        # The first report's path and header, not the report: its routine and
+        # totals tables are large and merged already.
+        self.first: Optional[Tuple[str, aprof_report.Header]] = None
         self.paths: List[str] = []
         self.commands: List[Tuple[str, ...]] = []
         self.routines: Dict[RoutineKey, RoutineProfile] = {}
@@ -384,11 +386,11 @@ class _Merger:
     def add(self, rep: aprof_report.Report, points: _ReportPoints) -> None:
         points.compact()
         if self.first is None:
-            self.first = rep
-        elif _settings(rep.header) != _settings(self.first.header):
+            self.first = (rep.path, rep.header)
+        elif _settings(rep.header) != _settings(self.first[1]):
             raise ProfileError(
                 f"{rep.path}: settings ({_settings_text(rep.header)}) differ from "
-                f"{self.first.path} ({_settings_text(self.first.header)}): reports of "
+                f"{self.first[0]} ({_settings_text(self.first[1])}): reports of "
                 "different settings cannot be merged")
         self.paths.append(rep.path)
         self.commands.append(rep.header.command)
@@ -456,7 +458,7 @@ class _Merger:
     def profile(self) -> Profile:
         if self.first is None:
             raise ProfileError("no report to merge")
-        h = self.first.header
+        h = self.first[1]
         contexts, depth, missing = self.context_profiles()
         return Profile(self.paths, self.commands, h.cost_metric, h.memory_resolution,
                        h.trms_tracking, h.syscall_input, self.total_cost, self.routines,

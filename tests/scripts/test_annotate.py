@@ -206,11 +206,11 @@ def test_top_fits_only_the_rows_shown(tmp_path, monkeypatch, capsys):
     report = synthetic.write_report(tmp_path / "aprof-trms.out.1", routines(), threads=2)
     fitted = []
 
-    def counting(routines_, *args):
-        fitted.extend(r.name for r in routines_)
-        return real(routines_, *args)
-    real = fit.fit_routines
-    monkeypatch.setattr(fit, "fit_routines", counting)
+    def counting(routines_, metrics, *args):
+        fitted.extend(r.name for r in routines_ for _ in metrics)
+        return real(routines_, metrics, *args)
+    real = fit.fit_routines_by_metric
+    monkeypatch.setattr(fit, "fit_routines_by_metric", counting)
     everything = annotate(report, "--min-share", "0", "--full-names").stdout
     for sort, fitted_rows in (("inclusive_cost", 2), ("trms_growth", 5)):
         fitted.clear()
