@@ -86,6 +86,21 @@ def _label(r: aprof_profile.RoutineProfile) -> str:
     return f"{display_name(r)} ({os.path.basename(r.object)})"
 
 
+_FIT_CHUNK = 5000   # routines fitted together: fast, and only so many results held at once
+
+
+def _fitted_pairs(keys: List, b: Dict, c: Dict, same: bool, metric: str, statistic: str):
+    """(key, baseline result, candidate result) of each key: the routines of
+    both sides fitted together (aprof_fit.fit_routines) a chunk at a time,
+    a side's once when both sides are the same profile."""
+    for first in range(0, len(keys), _FIT_CHUNK):
+        chunk = keys[first:first + _FIT_CHUNK]
+        base_results = aprof_fit.fit_routines([b[key] for key in chunk], metric, statistic)
+        cand_results = base_results if same else \
+            aprof_fit.fit_routines([c[key] for key in chunk], metric, statistic)
+        yield from zip(chunk, base_results, cand_results)
+
+
 def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: str = "trms",
             statistic: str = "max", tolerance: float = DEFAULT_TOLERANCE,
             min_share: float = 0.0, min_evidence: float = DEFAULT_EVIDENCE,
@@ -115,12 +130,7 @@ def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: st
     regressions, improvements, unchanged, not_compared, weak, info = [], [], [], [], [], []
     shown = [key for key in common if max(cost_share(b[key], base), cost_share(c[key], cand)) >= min_share]
     below = len(common) - len(shown)
-    # Both sides' routines fitted together (aprof_fit.fit_routines), each
-    # profile once when both sides are the same.
-    base_results = aprof_fit.fit_routines([b[key] for key in shown], metric, statistic)
-    cand_results = base_results if cand is base else \
-        aprof_fit.fit_routines([c[key] for key in shown], metric, statistic)
-    for key, *results in zip(shown, base_results, cand_results):
+    for key, *results in _fitted_pairs(shown, b, c, cand is base, metric, statistic):
         rc = c[key]
         fits, points = [], []
         for side, result in zip(("baseline", "candidate"), results):
