@@ -453,15 +453,17 @@ class _Batch:
             fscale = np.where(fscale != 0.0, fscale, 1.0)
             a, b, rss_w = _line(f / fscale[:, None], ys, w)
             a, b = a * yscale, b * yscale / fscale
-        fits = self._finish(model, a, b, ks, zeros, rss_w, params)
+        fit = self._finish(model, a, b, ks, zeros, rss_w, params)
         if model in _WITH_LINEAR_TERM and k is None and self.m - (params + 2) - 1 > 0:
-            for i, with_term in enumerate(self._with_linear_term(model, params + 1)):
-                if with_term is not None and with_term.criterion < fits[i].criterion:
-                    fits[i] = with_term
-        return fits
+            # The variant with the linear term where it is kept and better.
+            with_term, kept = self._with_linear_term(model, params + 1)
+            better = kept & (with_term[5] < fit[5])
+            fit = [np.where(better, t, f) for t, f in zip(with_term, fit)]
+        return self._fits(model, fit, ks)
 
-    def _finish(self, model: str, a, b, ks, c, rss_w, params: int) -> List[Fit]:
-        """Fits with r2, AICc and the plain rss from the weighted rss."""
+    def _finish(self, model: str, a, b, ks, c, rss_w, params: int) -> List[np.ndarray]:
+        """[a, b, c, rss, r2, AICc] per row: r2, AICc and the plain rss from
+        the weighted rss."""
         rss_w = np.maximum(rss_w, 0.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             r2 = np.where(self.all_equal | (self.tss <= 0.0), 1.0,
@@ -469,15 +471,18 @@ class _Batch:
         criterion = _aicc(rss_w * self.w_sum, self.m, params, self.floor)
         term = model_term(model, self.n, None if ks is None else ks[:, None])
         resid = self.y - (a[:, None] + c[:, None] * self.n + b[:, None] * term)
-        rss = (resid ** 2).sum(axis=1)
-        return [Fit(model, a_, b_, k_, rss_, r2_, crit_, c_) for a_, b_, k_, rss_, r2_, crit_, c_
-                in zip(a.tolist(), b.tolist(), [None] * self.rows if ks is None else ks.tolist(),
-                       rss.tolist(), r2.tolist(), criterion.tolist(), c.tolist())]
+        return [a, b, c, (resid ** 2).sum(axis=1), r2, criterion]
 
-    def _with_linear_term(self, model: str, params: int) -> List[Optional[Fit]]:
-        """a + c*n + b*f(n) per row, or None where the class term does not
-        dominate the linear one over the observed sizes (then the class is
-        not what the data show) or the curve decreases somewhere over them."""
+    def _fits(self, model: str, fit: List[np.ndarray], ks: Optional[np.ndarray]) -> List[Fit]:
+        a, b, c, rss, r2, criterion = (v.tolist() for v in fit)
+        exponents = [None] * self.rows if ks is None else ks.tolist()
+        return [Fit(model, *values) for values in zip(a, b, exponents, rss, r2, criterion, c)]
+
+    def _with_linear_term(self, model: str, params: int) -> Tuple[List[np.ndarray], np.ndarray]:
+        """a + c*n + b*f(n) per row (_finish's arrays), and where it is kept:
+        not where the class term does not dominate the linear one over the
+        observed sizes (then the class is not what the data show) or the
+        curve decreases somewhere over them."""
         n = self.n
         f = model_term(model, n)
         fscale = np.max(f, axis=1)
@@ -495,8 +500,7 @@ class _Batch:
         decreasing = np.any((steps < -_REL_EPS * self.yscale[:, None]) & (np.diff(sizes, axis=1) > 0),
                             axis=1)
         kept = (b > 0.0) & ~(class_change < linear_change) & ~decreasing
-        fits = self._finish(model, a, b, None, c, rss_w, params)
-        return [fit if keep else None for fit, keep in zip(fits, kept.tolist())]
+        return self._finish(model, a, b, None, c, rss_w, params), kept
 
 
 def upper_envelope(sizes: Sequence[float], costs: Sequence[float]) -> np.ndarray:

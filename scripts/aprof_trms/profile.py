@@ -146,16 +146,15 @@ class PointMap(Mapping):
             self._rows = {s: i for i, s in enumerate(self._sizes)}
         row = self._rows.get(size)
         if row is None:
-            self._rows[size] = len(self._sizes)
-            sizes, fields = len(self._sizes), len(self._fields)
-            try:
+            self._rows[size] = len(self._rows)
+            try:   # nothing is stored when a value does not fit in 64 bits
+                block = array.array("q", values)
                 self._sizes.append(size)
-                self._fields.extend(values)
-            except OverflowError:   # undo the part appended, then as Python integers
-                del self._sizes[sizes:], self._fields[fields:]
+            except OverflowError:
                 self._as_lists()
+                block = list(values)
                 self._sizes.append(size)
-                self._fields.extend(values)
+            self._fields.extend(block)
             return
         i = row * _POINT_FIELDS
         old = self._fields[i:i + _POINT_FIELDS]
@@ -356,10 +355,10 @@ class _ReportPoints:
         self.of: Dict[int, Tuple[PointMap, PointMap]] = {}
 
     def add(self, metric: str, t: aprof_report.CostTuple) -> None:
-        both = self.of.get(t.routine)
+        both = self.of.get(t[1])   # the routine (by index: faster than by name)
         if both is None:
-            both = self.of[t.routine] = (PointMap(), PointMap())
-        (both[0] if metric == "trms" else both[1]).add(t.size, t[3:])
+            both = self.of[t[1]] = (PointMap(), PointMap())
+        (both[0] if metric == "trms" else both[1]).add(t[2], t[3:])   # size, then the Point's fields
 
     def compact(self) -> None:
         for trms, rms in self.of.values():
