@@ -113,11 +113,16 @@ def edge_lines(profile: aprof_profile.Profile, key, tree: str, width: int,
 
 def section(title: str, profile: aprof_profile.Profile, args) -> List[str]:
     selection = select.select_routines(profile, args, apply_limit=False)
-    rows = table.sort_rows(table.routine_rows(profile, selection.routines), args.sort, args.ascending)
+    # Only the rows shown are fitted, unless the order needs every fit.
+    fit_all = args.sort in table.FIT_COLUMNS
+    rows = table.sort_rows(table.routine_rows(profile, selection.routines, fit=fit_all),
+                           args.sort, args.ascending)
     account = selection.account()
     if args.top is not None and len(rows) > args.top:
         account += f" Shown: the first {args.top} of {len(rows)} (--top)."
         rows = rows[:args.top]
+    if not fit_all:
+        table.add_fits(rows)
     lines = [f"{title}: total cost {profile.total_cost} {profile.cost_metric}, "
              f"{len(profile.routines)} routines, sorted by {args.sort} "
              f"({'ascending' if args.ascending else 'descending'})", ""]

@@ -81,21 +81,24 @@ class is decided by the dominant term. Conventions, and why:
   the data could tell apart, faster than a constant), so n log n -> 1.1; a
   model with b = 0 is constant -> 0.
 
-numpy and scipy come from Debian (python3-numpy, python3-scipy).
+numpy comes from Debian (python3-numpy). Point sets are fitted many at once
+(fit_many, fit_routines: numpy over the rows of a batch, one row per
+routine); the exponent search of "n^k" is scipy's bounded Brent method
+(minimize_scalar(method="bounded")) step for step, on every row at once.
 """
 import dataclasses
 import math
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
-from scipy import optimize
 
 __all__ = ["MODELS", "MIN_DISTINCT_SIZES", "K_RANGE", "LOG_GROWTH",
            "PREFER_SIMPLER_DELTA", "STATISTICS", "ENVELOPE_DROP", "GROWTH_RATIO",
            "CONFIDENT_SIZES", "CONFIDENT_R2", "DISTINCT_GROWTH", "CONSTANT_SPREAD",
            "NotEnoughPoints", "Fit",
-           "FitResult", "model_term", "model_label", "upper_envelope", "fit_points", "fit_model",
-           "routine_points", "fit_routine"]
+           "FitResult", "model_term", "model_label", "upper_envelope", "fit_points", "fit_many",
+           "fit_model", "routine_points", "fit_routine", "fit_routines",
+           "fit_routines_by_metric"]
 
 MODELS = ("1", "log n", "sqrt n", "n", "n log n", "n^2", "n^3", "n^k")
 MIN_DISTINCT_SIZES = 5     # below this: no fit (AICc of a 3-parameter class needs 5 points)
@@ -165,7 +168,7 @@ def _params(model: str) -> int:
     return 1 if model == "1" else 3 if model == "n^k" else 2
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)   # a dozen per routine fitted, 100,000s of routines
 class Fit:
     model: str            # one of MODELS
     a: float              # intercept
@@ -216,7 +219,7 @@ def model_label(fit: Fit, digits: int = 2) -> str:
     return fit.model
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class FitResult:
     best: Fit
     runner_up: Optional[Fit]
@@ -241,173 +244,263 @@ class FitResult:
 
 
 # ---------------------------------------------------------------------------
-# Least squares.
+# Least squares, on many point sets at once: every array below has one row
+# per point set (all rows of a batch have the same number of points), so
+# that rank.py, annotate.py and regress.py fit 100,000 routines with a few
+# hundred numpy calls instead of a few hundred per routine.
 # ---------------------------------------------------------------------------
 
+_BATCH_CELLS = 1 << 18      # rows x points (x grid exponents) solved by one numpy call
+
+
 def _line(f: np.ndarray, y: np.ndarray, w: np.ndarray):
-    """Weighted least squares y ~ a + b*f with b >= 0, minimising
-    sum(w * (y - a - b*f)^2) (columns already scaled to ~1): returns
-    (a, b, weighted rss). Centred closed form: stable, no matrix to invert.
-    Several columns f (2-D, one per row) are solved at once."""
-    f = np.atleast_2d(f)
-    fm = (f * w).sum(axis=1, keepdims=True)   # w sums to 1
-    ym = float((y * w).sum())
-    fc = f - fm
-    yc = y - ym
-    sxx = (w * fc * fc).sum(axis=1)
-    sxy = (w * fc * yc).sum(axis=1)
-    safe = np.where(sxx > 0.0, sxx, 1.0)
-    b = np.maximum(np.where(sxx > 0.0, sxy / safe, 0.0), 0.0)
-    a = ym - b * fm[:, 0]
-    resid = y[None, :] - a[:, None] - b[:, None] * f
-    return a, b, (w * resid * resid).sum(axis=1)
-
-
-def _line1(f: np.ndarray, y: np.ndarray, w: np.ndarray):
-    """_line for one column f, as floats: the same solution with a few
-    dot products instead of 2-D reductions, five times faster on the short
-    arrays of a routine (the bounded search of _fit_power calls it a dozen
-    times per fit, and rank.py fits thousands of routines)."""
-    fm = float(np.dot(f, w))                  # w sums to 1
-    ym = float(np.dot(y, w))
-    fc = f - fm
+    """Weighted least squares y ~ a + b*f with b >= 0 per row, minimising
+    sum(w * (y - a - b*f)^2) (columns already scaled to ~1, w summing to 1
+    per row): returns the arrays (a, b, weighted rss). Centred closed form:
+    stable, no matrix to invert. f may have an extra middle axis (several
+    columns per row, the exponent grid): the results then have it too."""
+    if f.ndim == y.ndim + 1:
+        y, w = y[:, None, :], w[:, None, :]
+    fm = (f * w).sum(axis=-1)
+    ym = (y * w).sum(axis=-1)
+    fc = f - fm[..., None]
     wfc = w * fc
-    sxx = float(np.dot(wfc, fc))
-    b = max(float(np.dot(wfc, y - ym)) / sxx, 0.0) if sxx > 0.0 else 0.0
+    sxx = (wfc * fc).sum(axis=-1)
+    sxy = (wfc * (y - ym[..., None])).sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        b = np.maximum(np.where(sxx > 0.0, sxy / np.where(sxx > 0.0, sxx, 1.0), 0.0), 0.0)
     a = ym - b * fm
-    resid = y - a - b * f
-    return a, b, float(np.dot(w * resid, resid))
+    resid = y - a[..., None] - b[..., None] * f
+    return a, b, (w * resid * resid).sum(axis=-1)
 
 
 def _plane(g: np.ndarray, f: np.ndarray, y: np.ndarray, w: np.ndarray):
-    """Weighted least squares y ~ a + c*g + b*f with b >= 0 and c free
-    (columns scaled to ~1): returns (a, c, b, weighted rss). When the free
-    solution has b < 0 the best constrained one has b = 0: a + c*g."""
+    """Weighted least squares y ~ a + c*g + b*f with b >= 0 and c free, per
+    row (columns scaled to ~1): returns the arrays (a, c, b, weighted rss).
+    Where the free solution has b < 0 the best constrained one has b = 0:
+    a + c*g. Solved by the pseudo-inverse (singular values below lstsq's
+    default cutoff count as 0), stacked over the rows."""
     sw = np.sqrt(w)
-    design = np.stack([np.ones_like(g), g, f], axis=1) * sw[:, None]
-    (a, c, b), *_ = np.linalg.lstsq(design, y * sw, rcond=None)
-    if b < 0.0:
-        (a, c), *_ = np.linalg.lstsq(design[:, :2], y * sw, rcond=None)
-        b = 0.0
-    resid = y - a - c * g - b * f
-    return float(a), float(c), float(b), float((w * resid * resid).sum())
+    ones = np.ones_like(g)
+    a, c, b = _lstsq(np.stack([ones, g, f], axis=-1) * sw[..., None], y * sw)
+    negative = b < 0.0
+    if negative.any():
+        a2, c2 = _lstsq(np.stack([ones, g], axis=-1)[negative] * sw[negative][..., None],
+                        (y * sw)[negative])
+        a[negative], c[negative], b[negative] = a2, c2, 0.0
+    resid = y - a[:, None] - c[:, None] * g - b[:, None] * f
+    return a, c, b, (w * resid * resid).sum(axis=-1)
 
 
-def _aicc(rss: float, m: int, params: int, floor: float) -> float:
+def _lstsq(design: np.ndarray, rhs: np.ndarray) -> List[np.ndarray]:
+    """The minimum-norm least squares solutions of stacked systems (rows,
+    points, columns), as numpy.linalg.lstsq finds each: one array per
+    column."""
+    u, s, vt = np.linalg.svd(design, full_matrices=False)
+    cutoff = np.finfo(float).eps * max(design.shape[-2:]) * s[:, :1]
+    with np.errstate(divide="ignore"):
+        inverse = np.where(s > cutoff, 1.0 / s, 0.0)
+    coef = np.einsum("rij,rj->ri", vt.transpose(0, 2, 1),
+                     inverse * np.einsum("rmj,rm->rj", u, rhs))
+    return list(coef.T.copy())
+
+
+def _aicc(rss, m: int, params: int, floor):
     big_k = params + 1   # + the residual variance
-    return (m * math.log(max(rss, floor) / m) + 2 * big_k
+    return (m * np.log(np.maximum(rss, floor) / m) + 2 * big_k
             + 2 * big_k * (big_k + 1) / (m - big_k - 1))
 
 
+_GOLDEN_MEAN = 0.5 * (3.0 - math.sqrt(5.0))
+_SQRT_EPS = math.sqrt(2.2e-16)
+
+
+def _bounded_minimum(func, lo: np.ndarray, hi: np.ndarray, xatol: float = 1e-7,
+                     max_calls: int = 500):
+    """Brent's bounded minimisation of each row's function over [lo, hi]:
+    scipy.optimize.minimize_scalar(method="bounded") step for step, every
+    row at once (func maps an array of x, one per row, to the array of
+    values). Returns (x, f(x)) of each row."""
+    a, b = lo.astype(float), hi.astype(float)
+    xf = a + _GOLDEN_MEAN * (b - a)
+    nfc, fulc = xf.copy(), xf.copy()
+    rat, e = np.zeros_like(xf), np.zeros_like(xf)
+    fx = func(xf)
+    ffulc, fnfc = fx.copy(), fx.copy()
+    calls = 1
+    xm = 0.5 * (a + b)
+    tol1 = _SQRT_EPS * np.abs(xf) + xatol / 3.0
+    tol2 = 2.0 * tol1
+    active = np.abs(xf - xm) > (tol2 - 0.5 * (b - a))
+    with np.errstate(all="ignore"):
+        while active.any() and calls < max_calls:
+            # A parabolic step where the last steps allow one and it falls
+            # inside, else a golden-section step.
+            r = (xf - nfc) * (fx - ffulc)
+            q = (xf - fulc) * (fx - fnfc)
+            p = (xf - fulc) * q - (xf - nfc) * r
+            q = 2.0 * (q - r)
+            p = np.where(q > 0.0, -p, p)
+            q = np.abs(q)
+            parabolic = ((np.abs(e) > tol1) & (np.abs(p) < np.abs(0.5 * q * e))
+                         & (p > q * (a - xf)) & (p < q * (b - xf)))
+            step = (p + 0.0) / q
+            x = xf + step
+            toward_middle = tol1 * (np.sign(xm - xf) + ((xm - xf) == 0))
+            step = np.where(((x - a) < tol2) | ((b - x) < tol2), toward_middle, step)
+            golden_e = np.where(xf >= xm, a - xf, b - xf)
+            e = np.where(active, np.where(parabolic, rat, golden_e), e)
+            rat = np.where(active, np.where(parabolic, step, _GOLDEN_MEAN * golden_e), rat)
+            x = xf + (np.sign(rat) + (rat == 0)) * np.maximum(np.abs(rat), tol1)
+            fu = func(x)
+            calls += 1
+            better = active & (fu <= fx)
+            worse = active & ~(fu <= fx)
+            a = np.where(better & (x >= xf), xf, np.where(worse & (x < xf), x, a))
+            b = np.where(better & ~(x >= xf), xf, np.where(worse & ~(x < xf), x, b))
+            second = worse & ((fu <= fnfc) | (nfc == xf))
+            third = worse & ~second & ((fu <= ffulc) | (fulc == xf) | (fulc == nfc))
+            fulc, ffulc = (np.where(better | second, nfc, np.where(third, x, fulc)),
+                           np.where(better | second, fnfc, np.where(third, fu, ffulc)))
+            nfc, fnfc = (np.where(better, xf, np.where(second, x, nfc)),
+                         np.where(better, fx, np.where(second, fu, fnfc)))
+            xf, fx = np.where(better, x, xf), np.where(better, fu, fx)
+            xm = 0.5 * (a + b)
+            tol1 = _SQRT_EPS * np.abs(xf) + xatol / 3.0
+            tol2 = 2.0 * tol1
+            active &= np.abs(xf - xm) > (tol2 - 0.5 * (b - a))
+    return xf, fx
+
+
 def _fit_power(x: np.ndarray, y: np.ndarray, w: np.ndarray):
-    """a + b*x^k over k in K_RANGE (x = n / max n, y scaled): a grid of k,
-    then a bounded 1-D search around the best grid point (weighted linear
-    least squares inside). Returns (a, b, k, weighted rss)."""
+    """a + b*x^k over k in K_RANGE per row (x = n / max n, y scaled): a grid
+    of k, then a bounded 1-D search around the best grid point (weighted
+    linear least squares inside). Returns the arrays (a, b, k, weighted rss)."""
     lo, hi = K_RANGE
     ks = np.arange(lo, hi + _K_GRID_STEP / 2, _K_GRID_STEP)
-    _, _, rss = _line(np.power(x[None, :], ks[:, None]), y, w)
-    i = int(np.argmin(rss))
+    rows, m = x.shape
+    grid_rss = np.empty((rows, ks.size))
+    step = max(1, _BATCH_CELLS // max(1, rows * m))   # exponents per call: bounded memory
+    for first in range(0, ks.size, step):
+        part = ks[first:first + step]
+        grid_rss[:, first:first + part.size] = _line(
+            np.power(x[:, None, :], part[None, :, None]), y, w)[2]
+    best = np.argmin(grid_rss, axis=1)
+    k_grid = ks[best]
+    grid_min = grid_rss[np.arange(rows), best]
 
-    def rss_of(k: float) -> float:
-        return _line1(np.power(x, k), y, w)[2]
+    def rss_of(k: np.ndarray) -> np.ndarray:
+        return _line(np.power(x, k[:, None]), y, w)[2]
 
-    res = optimize.minimize_scalar(rss_of, bounds=(max(lo, ks[i] - _K_GRID_STEP),
-                                                   min(hi, ks[i] + _K_GRID_STEP)),
-                                   method="bounded", options={"xatol": 1e-7})
-    k = float(res.x) if res.fun <= rss[i] else float(ks[i])
-    a, b, r = _line1(np.power(x, k), y, w)
-    return a, b, k, r
+    k, rss = _bounded_minimum(rss_of, np.maximum(lo, k_grid - _K_GRID_STEP),
+                              np.minimum(hi, k_grid + _K_GRID_STEP))
+    k = np.where(rss <= grid_min, k, k_grid)
+    a, b, rss_w = _line(np.power(x, k[:, None]), y, w)
+    return a, b, k, rss_w
 
 
-class _Data:
-    """Validated points, scaled, with the weights and the RSS floor."""
+class _Batch:
+    """Validated point sets of m points each (one per row), scaled, with
+    their weights and RSS floors."""
 
-    def __init__(self, sizes: Sequence[float], costs: Sequence[float]):
-        n = np.asarray(sizes, dtype=float).ravel()
-        y = np.asarray(costs, dtype=float).ravel()
-        if n.shape != y.shape:
-            raise ValueError(f"{n.size} sizes but {y.size} costs")
-        if not (np.all(np.isfinite(n)) and np.all(np.isfinite(y))):
-            raise ValueError("sizes and costs must be finite numbers")
-        if np.any(n < 0):
-            raise ValueError("input sizes must be >= 0")
-        self.n, self.y, self.m = n, y, int(n.size)
-        self.distinct = int(np.unique(n).size)
+    def __init__(self, n: np.ndarray, y: np.ndarray):
+        self.n, self.y = n, y
+        self.rows, self.m = n.shape
         # Scale costs and model columns to ~1: costs up to 1e12 and n^3
         # terms up to 1e36 would otherwise make the sums lose precision.
-        self.yscale = float(np.max(np.abs(y))) if y.size else 1.0
-        self.yscale = self.yscale or 1.0
-        self.ys = y / self.yscale
+        yscale = np.max(np.abs(y), axis=1) if self.m else np.ones(self.rows)
+        self.yscale = np.where(yscale > 0.0, yscale, 1.0)
+        self.ys = y / self.yscale[:, None]
         # Relative errors: weight 1/cost^2, normalised to sum 1 for the
         # solver. A cost of 0 is not infinitely precise: integer costs
         # (counts) below 1 count as 1, other costs below 1e-6 of the largest
         # as 1e-6 of it.
-        integer = bool(np.all(y == np.round(y)))
-        s_cost = np.maximum(np.abs(y), 1.0 if integer else _SMALL_COST * self.yscale)
-        big_w = (self.yscale / s_cost) ** 2
-        self.w_sum = float(big_w.sum()) if y.size else 1.0
-        self.w = big_w / self.w_sum
-        self.floor = float(np.maximum((1.0 / 12.0 if integer else 0.0) / s_cost ** 2,
-                                      _REL_EPS ** 2).sum())
-        self.all_equal = bool(y.size == 0 or np.all(y == y[0]))
-        self.ym = float((self.w * self.ys).sum())
-        self.tss = float((self.w * (self.ys - self.ym) ** 2).sum())
+        self.integer = np.all(y == np.round(y), axis=1)
+        s_cost = np.maximum(np.abs(y), np.where(self.integer, 1.0, _SMALL_COST * self.yscale)[:, None])
+        big_w = (self.yscale[:, None] / s_cost) ** 2
+        self.w_sum = big_w.sum(axis=1) if self.m else np.ones(self.rows)
+        self.w = big_w / self.w_sum[:, None]
+        self.floor = np.maximum(np.where(self.integer, 1.0 / 12.0, 0.0)[:, None] / s_cost ** 2,
+                                _REL_EPS ** 2).sum(axis=1)
+        self.all_equal = np.all(y == y[:, :1], axis=1)
+        self.ym = (self.w * self.ys).sum(axis=1)
+        self.tss = (self.w * (self.ys - self.ym[:, None]) ** 2).sum(axis=1)
 
-    def fit(self, model: str, k: Optional[float] = None) -> Fit:
-        """One model; for "n^k", k=None fits the exponent, a number fixes it
-        (then it is not counted as a parameter)."""
+    def fit(self, model: str, k: Optional[float] = None) -> List[Fit]:
+        """One model on every row; for "n^k", k=None fits the exponent, a
+        number fixes it (then it is not counted as a parameter)."""
         params = _params(model) - (1 if model == "n^k" and k is not None else 0)
         if self.m - (params + 1) - 1 <= 0:
             raise NotEnoughPoints(self.m, params + 3, f"model {model!r}", unit="point")
-        ys, w, yscale = self.ys, self.w, self.yscale
+        ys, w, yscale, zeros = self.ys, self.w, self.yscale, np.zeros(self.rows)
+        ks: Optional[np.ndarray] = None
         if model == "1":
-            a = float(self.y[0]) if self.all_equal else self.ym * yscale
-            b, rss_w = 0.0, self.tss
+            a = np.where(self.all_equal, self.y[:, 0], self.ym * yscale)
+            b, rss_w = zeros, self.tss
         elif model == "n^k":
-            nmax = float(self.n.max()) or 1.0
+            nmax = np.max(self.n, axis=1)
+            nmax = np.where(nmax > 0.0, nmax, 1.0)
+            x = self.n / nmax[:, None]
             if k is None:
-                a, b, k, rss_w = _fit_power(self.n / nmax, ys, w)
+                a, b, ks, rss_w = _fit_power(x, ys, w)
             else:
-                a, b, rss_w = _line1(np.power(self.n / nmax, k), ys, w)
-            a, b = a * yscale, b * yscale / nmax ** k
+                ks = np.full(self.rows, float(k))
+                a, b, rss_w = _line(np.power(x, ks[:, None]), ys, w)
+            a, b = a * yscale, b * yscale / nmax ** ks
         else:
             f = model_term(model, self.n)
-            fscale = float(f.max()) or 1.0
-            a, b, rss_w = _line1(f / fscale, ys, w)
+            fscale = np.max(f, axis=1)
+            fscale = np.where(fscale != 0.0, fscale, 1.0)
+            a, b, rss_w = _line(f / fscale[:, None], ys, w)
             a, b = a * yscale, b * yscale / fscale
-        fit = self._finish(Fit(model, a, b, k, 0.0, 0.0, 0.0), rss_w, params)
+        fit = self._finish(model, a, b, ks, zeros, rss_w, params)
         if model in _WITH_LINEAR_TERM and k is None and self.m - (params + 2) - 1 > 0:
-            with_term = self._with_linear_term(model, params + 1)
-            if with_term is not None and with_term.criterion < fit.criterion:
-                return with_term
-        return fit
+            # The variant with the linear term where it is kept and better.
+            with_term, kept = self._with_linear_term(model, params + 1)
+            better = kept & (with_term[5] < fit[5])
+            fit = [np.where(better, t, f) for t, f in zip(with_term, fit)]
+        return self._fits(model, fit, ks)
 
-    def _finish(self, fit: Fit, rss_w: float, params: int) -> Fit:
-        """Fills r2, AICc and the plain rss from the weighted rss."""
-        rss_w = max(rss_w, 0.0)
-        fit.r2 = 1.0 if self.all_equal or self.tss <= 0.0 else max(0.0, 1.0 - rss_w / self.tss)
-        fit.criterion = _aicc(rss_w * self.w_sum, self.m, params, self.floor)
-        fit.rss = float(((self.y - fit.predict(self.n)) ** 2).sum())
-        return fit
+    def _finish(self, model: str, a, b, ks, c, rss_w, params: int) -> List[np.ndarray]:
+        """[a, b, c, rss, r2, AICc] per row: r2, AICc and the plain rss from
+        the weighted rss."""
+        rss_w = np.maximum(rss_w, 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r2 = np.where(self.all_equal | (self.tss <= 0.0), 1.0,
+                          np.maximum(0.0, 1.0 - rss_w / self.tss))
+        criterion = _aicc(rss_w * self.w_sum, self.m, params, self.floor)
+        term = model_term(model, self.n, None if ks is None else ks[:, None])
+        resid = self.y - (a[:, None] + c[:, None] * self.n + b[:, None] * term)
+        return [a, b, c, (resid ** 2).sum(axis=1), r2, criterion]
 
-    def _with_linear_term(self, model: str, params: int) -> Optional[Fit]:
-        """a + c*n + b*f(n), or None when the class term does not dominate the
-        linear one over the observed sizes (then the class is not what the
-        data show) or the curve decreases somewhere over them."""
-        f = model_term(model, self.n)
-        fscale = float(f.max()) or 1.0
-        nscale = float(self.n.max()) or 1.0
-        a, c, b, rss_w = _plane(self.n / nscale, f / fscale, self.ys, self.w)
-        class_change = b * float(f.max() - f.min()) / fscale
-        linear_change = abs(c) * float(self.n.max() - self.n.min()) / nscale
-        if b <= 0.0 or class_change < linear_change:
-            return None
-        fit = Fit(model, a * self.yscale, b * self.yscale / fscale, None, 0.0, 0.0, 0.0,
-                  c * self.yscale / nscale)
-        curve = fit.predict(np.unique(self.n))
-        if np.any(np.diff(curve) < -_REL_EPS * self.yscale):
-            return None
-        return self._finish(fit, rss_w, params)
+    def _fits(self, model: str, fit: List[np.ndarray], ks: Optional[np.ndarray]) -> List[Fit]:
+        a, b, c, rss, r2, criterion = (v.tolist() for v in fit)
+        exponents = [None] * self.rows if ks is None else ks.tolist()
+        return [Fit(model, *values) for values in zip(a, b, exponents, rss, r2, criterion, c)]
+
+    def _with_linear_term(self, model: str, params: int) -> Tuple[List[np.ndarray], np.ndarray]:
+        """a + c*n + b*f(n) per row (_finish's arrays), and where it is kept:
+        not where the class term does not dominate the linear one over the
+        observed sizes (then the class is not what the data show) or the
+        curve decreases somewhere over them."""
+        n = self.n
+        f = model_term(model, n)
+        fscale = np.max(f, axis=1)
+        fscale = np.where(fscale != 0.0, fscale, 1.0)
+        nscale = np.max(n, axis=1)
+        nscale = np.where(nscale != 0.0, nscale, 1.0)
+        a, c, b, rss_w = _plane(n / nscale[:, None], f / fscale[:, None], self.ys, self.w)
+        class_change = b * (f.max(axis=1) - f.min(axis=1)) / fscale
+        linear_change = np.abs(c) * (n.max(axis=1) - n.min(axis=1)) / nscale
+        a, b, c = a * self.yscale, b * self.yscale / fscale, c * self.yscale / nscale
+        # The curve over the observed sizes (sorted: equal sizes add no step).
+        sizes = np.sort(n, axis=1)
+        curve = a[:, None] + c[:, None] * sizes + b[:, None] * model_term(model, sizes)
+        steps = np.diff(curve, axis=1)
+        decreasing = np.any((steps < -_REL_EPS * self.yscale[:, None]) & (np.diff(sizes, axis=1) > 0),
+                            axis=1)
+        kept = (b > 0.0) & ~(class_change < linear_change) & ~decreasing
+        return self._finish(model, a, b, None, c, rss_w, params), kept
 
 
 def upper_envelope(sizes: Sequence[float], costs: Sequence[float]) -> np.ndarray:
@@ -415,31 +508,39 @@ def upper_envelope(sizes: Sequence[float], costs: Sequence[float]) -> np.ndarray
     ENVELOPE_DROP times cheaper than a point of a smaller size took a
     cheaper path (two regimes: an early return, a cached answer, another
     statement) and is off the envelope."""
-    n = np.asarray(sizes, dtype=float)
-    y = np.asarray(costs, dtype=float)
-    keep = np.ones(n.size, dtype=bool)
-    order = np.argsort(n, kind="stable")
+    return np.array(_envelope(list(map(float, sizes)), list(map(float, costs))), dtype=bool)
+
+
+def _envelope(n: List[float], y: List[float]) -> List[bool]:
+    """upper_envelope() of lists, as a list (plain Python: most point sets
+    have a few dozen points, where a numpy call costs more than the loop)."""
+    keep = [True] * len(n)
     highest_below = 0.0     # largest cost at the sizes smaller than the current one
-    i = 0
-    while i < order.size:
-        j = i
-        while j < order.size and n[order[j]] == n[order[i]]:
-            j += 1
-        group = order[i:j]
-        keep[group] = y[group] * ENVELOPE_DROP >= highest_below
-        highest_below = max(highest_below, float(y[group].max()))
-        i = j
+    highest = 0.0           # ... at the sizes up to the current one
+    previous = None
+    for i in sorted(range(len(n)), key=n.__getitem__):
+        if n[i] != previous:
+            highest_below, previous = highest, n[i]
+        keep[i] = y[i] * ENVELOPE_DROP >= highest_below
+        highest = max(highest, y[i])
     return keep
 
 
-def _rise(n: np.ndarray, y: np.ndarray) -> float:
+def _median(values: List[float]) -> float:
+    """numpy.median of a short list, without numpy's cost per call."""
+    s = sorted(values)
+    half = len(s) // 2
+    return s[half] if len(s) % 2 else (s[half - 1] + s[half]) / 2.0
+
+
+def _rise(n: List[float], y: List[float], integer: bool) -> float:
     """How many times the cost of the largest third of the sizes exceeds
     that of the smallest third (medians: one odd point does not decide)."""
-    order = np.argsort(n, kind="stable")
-    third = max(1, order.size // 3)
-    low = float(np.median(y[order[:third]]))
-    high = float(np.median(y[order[-third:]]))
-    return high / max(low, 1.0 if np.all(y == np.round(y)) else _SMALL_COST * float(y.max()))
+    order = sorted(range(len(n)), key=n.__getitem__)   # stable, as argsort(kind="stable")
+    third = max(1, len(order) // 3)
+    low = _median([y[i] for i in order[:third]])
+    high = _median([y[i] for i in order[-third:]])
+    return high / max(low, 1.0 if integer else _SMALL_COST * max(y))
 
 
 def _choose(fits: List[Fit]) -> List[Fit]:
@@ -459,20 +560,21 @@ def _tail_ratio(result: "FitResult") -> Tuple[float, int]:
     outvote a few large ones, and the large ones are where extrapolation
     starts (memcpy under Valgrind: 0.03 blocks per cell up to 8 KiB, then
     one block per byte of `rep movsb`)."""
-    n = np.asarray(result.sizes, dtype=float)
-    y = np.asarray(result.costs, dtype=float)
-    largest = np.unique(n)[::-1]   # at least MIN_DISTINCT_SIZES of them
-    count = max(3, int(np.count_nonzero(largest * TAIL_SPAN >= largest[0])))
-    tail = n >= largest[count - 1]
+    largest = sorted(set(result.sizes), reverse=True)   # at least MIN_DISTINCT_SIZES of them
+    count = max(3, sum(1 for s in largest if s * TAIL_SPAN >= largest[0]))
+    tail = [(n, y) for n, y in zip(result.sizes, result.costs) if n >= largest[count - 1]]
     with np.errstate(all="ignore"):
-        ratios = np.asarray(result.best.predict(n[tail]), dtype=float) / np.maximum(y[tail], 1.0)
-    return float(np.median(ratios)), count
+        predicted = np.asarray(result.best.predict([n for n, _ in tail]), dtype=float).tolist()
+    ratios = [p / max(y, 1.0) for p, (_, y) in zip(predicted, tail)]
+    if any(r != r for r in ratios):   # NaN: numpy.median's answer
+        return math.nan, count
+    return _median(ratios), count
 
 
 def _doubts(result: "FitResult") -> List[str]:
     best, ru = result.best, result.runner_up
     doubts = []
-    used = int(np.unique(result.sizes).size)
+    used = len(set(result.sizes))
     if used < CONFIDENT_SIZES:
         doubts.append(f"only {used} distinct sizes fitted (confident from {CONFIDENT_SIZES})")
     if best.model == "1":
@@ -495,6 +597,123 @@ def _doubts(result: "FitResult") -> List[str]:
     return doubts
 
 
+def _points(sizes: Sequence[float], costs: Sequence[float]) -> Tuple[List[float], List[float]]:
+    """Sizes and costs as lists of floats, checked (ValueError)."""
+    n = np.asarray(sizes, dtype=float).ravel()
+    y = np.asarray(costs, dtype=float).ravel()
+    if n.shape != y.shape:
+        raise ValueError(f"{n.size} sizes but {y.size} costs")
+    n, y = n.tolist(), y.tolist()
+    if not all(map(math.isfinite, n)) or not all(map(math.isfinite, y)):
+        raise ValueError("sizes and costs must be finite numbers")
+    if any(v < 0 for v in n):
+        raise ValueError("input sizes must be >= 0")
+    return n, y
+
+
+class _Prepared:
+    """One point set on its way to a FitResult: the points fitted (the
+    upper envelope when enough sizes remain) and what the reader must know."""
+
+    def __init__(self, n: List[float], y: List[float], min_distinct: int):
+        self.distinct = len(set(n))
+        if self.distinct < min_distinct:
+            raise NotEnoughPoints(self.distinct, min_distinct)
+        self.notes: List[str] = []
+        self.doubts: List[str] = []
+        keep = _envelope(n, y)
+        self.left_out = keep.count(False)
+        if self.left_out:
+            kept_n = [v for v, k in zip(n, keep) if k]
+            if len(set(kept_n)) >= min_distinct:
+                self.notes.append(f"fitted on the upper envelope: {self.left_out} of {len(n)} points "
+                                  f"at least {ENVELOPE_DROP:g}x cheaper than at a smaller size (a "
+                                  "cheaper path) left out")
+                n, y = kept_n, [v for v, k in zip(y, keep) if k]
+            else:
+                self.doubts.append(f"two regimes: {self.left_out} of {len(n)} points at least "
+                                   f"{ENVELOPE_DROP:g}x cheaper than at a smaller size")
+                self.left_out = 0
+        self.n, self.y = n, y
+
+
+def _result(prepared: _Prepared, fits: List[Fit], integer: bool) -> FitResult:
+    """The FitResult of a point set from its fits (fit_points' rules)."""
+    notes = prepared.notes
+    sizes, costs = prepared.n, prepared.y
+    rise = _rise(sizes, costs, integer)
+    candidates = _choose(fits)
+    if rise >= GROWTH_RATIO and candidates[0].model == "1":
+        notes.append(f"the cost rises {rise:.3g}x over the sizes: growth, not the constant "
+                     "that fits best")
+        fits = [f for f in fits if f.model != "1"]
+        candidates = _choose(fits)
+    # Data steeper than the steepest class: the free power pinned at its
+    # upper bound explains them about as well as the chosen model, and says
+    # "at least n^4" where a fixed class would understate the growth.
+    steepest = [f for f in fits if f.model == "n^k" and f.k >= K_RANGE[1] - 1e-3
+                and f.criterion <= min(g.criterion for g in fits) + PREFER_SIMPLER_DELTA]
+    if steepest and candidates[0] is not steepest[0]:
+        candidates = steepest + [f for f in candidates if f is not steepest[0]]
+    if candidates[0].model != "1" and candidates[0].b <= 0.0:
+        notes.append("no model grows with the data")
+    result = FitResult(candidates[0], candidates[1] if len(candidates) > 1 else None,
+                       candidates, prepared.distinct, METHOD, sizes, costs, prepared.left_out, notes)
+    if result.at_bound:
+        bound = "at least" if result.best.k >= K_RANGE[1] - 1e-3 else "at most"
+        notes.append(f"free exponent at the fitter's bound: growth is {bound} "
+                     f"n^{result.best.k:g}")
+    result.doubts = prepared.doubts + _doubts(result)
+    return result
+
+
+def _fit_batch(prepared: List[_Prepared]) -> List[FitResult]:
+    """FitResults of point sets of equal size, every model fitted on all at once."""
+    batch = _Batch(np.array([p.n for p in prepared]), np.array([p.y for p in prepared]))
+    # A model whose AICc is undefined (too few points for its parameters:
+    # "n^k" on 5 points) is left out.
+    by_model = [batch.fit(model) for model in MODELS if batch.m - _params(model) - 2 > 0]
+    return [_result(p, list(fits), integer)
+            for p, integer, *fits in zip(prepared, batch.integer.tolist(), *by_model)]
+
+
+def fit_many(point_sets: Sequence[Tuple[Sequence[float], Sequence[float]]],
+             min_distinct: int = MIN_DISTINCT_SIZES) -> List[Union[FitResult, ValueError]]:
+    """fit_points() of each (sizes, costs), in order: its FitResult, or the
+    ValueError (NotEnoughPoints, bad points) fit_points() would raise. The
+    point sets with the same number of points fitted are solved together,
+    a few thousand at a time: much faster than one by one. Identical point
+    sets are fitted once and share their result (not to be modified)."""
+    if min_distinct < MIN_DISTINCT_SIZES:
+        raise ValueError(f"min_distinct must be at least {MIN_DISTINCT_SIZES}: "
+                         "the criterion cannot compare the models on fewer points")
+    out: List[Union[FitResult, ValueError, None]] = [None] * len(point_sets)
+    by_size: Dict[int, List[Tuple[int, _Prepared]]] = {}
+    first_of: Dict[tuple, int] = {}   # identical point sets (TRMS = RMS) are fitted once
+    same_as: List[Tuple[int, int]] = []
+    for i, (sizes, costs) in enumerate(point_sets):
+        key = (tuple(sizes), tuple(costs))
+        if key in first_of:
+            same_as.append((i, first_of[key]))
+            continue
+        first_of[key] = i
+        try:
+            prepared = _Prepared(*_points(sizes, costs), min_distinct)
+        except ValueError as e:
+            out[i] = e
+            continue
+        by_size.setdefault(len(prepared.n), []).append((i, prepared))
+    for m, group in by_size.items():
+        step = max(1, _BATCH_CELLS // (m * 16))
+        for first in range(0, len(group), step):
+            part = group[first:first + step]
+            for (i, _), result in zip(part, _fit_batch([p for _, p in part])):
+                out[i] = result
+    for i, first in same_as:
+        out[i] = out[first]
+    return out
+
+
 def fit_points(sizes: Sequence[float], costs: Sequence[float],
                min_distinct: int = MIN_DISTINCT_SIZES) -> FitResult:
     """Fits every model to the points (sizes[i], costs[i]) and chooses one by
@@ -514,53 +733,11 @@ def fit_points(sizes: Sequence[float], costs: Sequence[float],
       costs spread more than CONSTANT_SPREAD times), a free exponent at
       its bound, a prediction off by more than TAIL_MISS times at the
       largest sizes (_tail_ratio), a runner-up of another growth
-      (DISTINCT_GROWTH) within PREFER_SIMPLER_DELTA."""
-    if min_distinct < MIN_DISTINCT_SIZES:
-        raise ValueError(f"min_distinct must be at least {MIN_DISTINCT_SIZES}: "
-                         "the criterion cannot compare the models on fewer points")
-    data = _Data(sizes, costs)
-    if data.distinct < min_distinct:
-        raise NotEnoughPoints(data.distinct, min_distinct)
-    notes, doubts = [], []
-    keep = upper_envelope(data.n, data.y)
-    left_out = int((~keep).sum())
-    if left_out:
-        if np.unique(data.n[keep]).size >= min_distinct:
-            notes.append(f"fitted on the upper envelope: {left_out} of {data.m} points at least "
-                         f"{ENVELOPE_DROP:g}x cheaper than at a smaller size (a cheaper path) "
-                         "left out")
-            data = _Data(data.n[keep], data.y[keep])
-        else:
-            doubts.append(f"two regimes: {left_out} of {data.m} points at least "
-                          f"{ENVELOPE_DROP:g}x cheaper than at a smaller size")
-            left_out = 0
-    # A model whose AICc is undefined (too few points for its parameters:
-    # "n^k" on 5 points) is left out.
-    fits = [data.fit(model) for model in MODELS if data.m - _params(model) - 2 > 0]
-    rise = _rise(data.n, data.y)
-    candidates = _choose(fits)
-    if rise >= GROWTH_RATIO and candidates[0].model == "1":
-        notes.append(f"the cost rises {rise:.3g}x over the sizes: growth, not the constant "
-                     "that fits best")
-        fits = [f for f in fits if f.model != "1"]
-        candidates = _choose(fits)
-    # Data steeper than the steepest class: the free power pinned at its
-    # upper bound explains them about as well as the chosen model, and says
-    # "at least n^4" where a fixed class would understate the growth.
-    steepest = [f for f in fits if f.model == "n^k" and f.k >= K_RANGE[1] - 1e-3
-                and f.criterion <= min(g.criterion for g in fits) + PREFER_SIMPLER_DELTA]
-    if steepest and candidates[0] is not steepest[0]:
-        candidates = steepest + [f for f in candidates if f is not steepest[0]]
-    if candidates[0].model != "1" and candidates[0].b <= 0.0:
-        notes.append("no model grows with the data")
-    result = FitResult(candidates[0], candidates[1] if len(candidates) > 1 else None,
-                       candidates, int(np.unique(np.asarray(sizes, dtype=float)).size), METHOD,
-                       [float(v) for v in data.n], [float(v) for v in data.y], left_out, notes)
-    if result.at_bound:
-        bound = "at least" if result.best.k >= K_RANGE[1] - 1e-3 else "at most"
-        notes.append(f"free exponent at the fitter's bound: growth is {bound} "
-                     f"n^{result.best.k:g}")
-    result.doubts = doubts + _doubts(result)
+      (DISTINCT_GROWTH) within PREFER_SIMPLER_DELTA.
+    fit_many() fits many point sets faster."""
+    result = fit_many([(sizes, costs)], min_distinct)[0]
+    if isinstance(result, ValueError):
+        raise result
     return result
 
 
@@ -573,7 +750,8 @@ def fit_model(sizes: Sequence[float], costs: Sequence[float], model: str,
     undefined for so few points."""
     if model not in MODELS:
         raise ValueError(f"unknown model {model!r} (expected one of {MODELS})")
-    return _Data(sizes, costs).fit(model, k)
+    n, y = _points(sizes, costs)
+    return _Batch(np.array([n]), np.array([y])).fit(model, k)[0]
 
 
 def routine_points(routine, metric: str = "trms", statistic: str = "max"):
@@ -581,18 +759,43 @@ def routine_points(routine, metric: str = "trms", statistic: str = "max"):
     max, avg, min or total (sum) cost of its activations."""
     if statistic not in STATISTICS:
         raise ValueError(f"unknown statistic {statistic!r} (expected one of {STATISTICS})")
-    points = routine.points(metric)
-    sizes = sorted(points)
+    pairs = sorted(routine.points(metric).items())   # sizes are unique: no Point is compared
     get = {"max": lambda p: p.max_cost, "min": lambda p: p.min_cost,
            "avg": lambda p: p.avg_cost, "total": lambda p: p.sum_cost}[statistic]
-    return sizes, [get(points[s]) for s in sizes]
+    return [size for size, _ in pairs], [get(point) for _, point in pairs]
+
+
+def fit_routines(routines: Sequence, metric: str = "trms",
+                 statistic: str = "max") -> List[Union[FitResult, ValueError]]:
+    """fit_routine() of each routine, in order: its FitResult or the
+    NotEnoughPoints (or other ValueError) it would raise; fitted together
+    (fit_many)."""
+    return fit_routines_by_metric(routines, (metric,), statistic)[metric]
+
+
+def fit_routines_by_metric(routines: Sequence, metrics: Sequence[str], statistic: str = "max") \
+        -> Dict[str, List[Union[FitResult, ValueError]]]:
+    """fit_routines() for each metric, all in one fit_many() call: a
+    routine whose TRMS and RMS points are the same (no induced first read,
+    most routines of most programs) is fitted once."""
+    point_sets = [routine_points(r, metric, statistic) for metric in metrics for r in routines]
+    results = fit_many(point_sets)
+    out = {}
+    for j, metric in enumerate(metrics):
+        mine = results[j * len(routines):(j + 1) * len(routines)]
+        for i, r in enumerate(routines):
+            distinct = len(point_sets[j * len(routines) + i][0])
+            if distinct < MIN_DISTINCT_SIZES:   # named, as fit_routine says it
+                mine[i] = NotEnoughPoints(distinct, MIN_DISTINCT_SIZES, f"{r.name} ({metric})")
+        out[metric] = mine
+    return out
 
 
 def fit_routine(routine, metric: str = "trms", statistic: str = "max") -> FitResult:
     """Fits a RoutineProfile's points of input metric 'trms' or 'rms', one
     point per distinct size with the cost `statistic` (max: the worst-case
     plot of the paper). NotEnoughPoints names the routine and metric."""
-    sizes, costs = routine_points(routine, metric, statistic)
-    if len(sizes) < MIN_DISTINCT_SIZES:
-        raise NotEnoughPoints(len(sizes), MIN_DISTINCT_SIZES, f"{routine.name} ({metric})")
-    return fit_points(sizes, costs)
+    result = fit_routines([routine], metric, statistic)[0]
+    if isinstance(result, ValueError):
+        raise result
+    return result

@@ -30,16 +30,19 @@ depth limit (a chain cut at depth 4 in one run and 8 in another is not the
 same context, and a report without contexts would leave activations out);
 otherwise Profile.contexts is empty and Profile.contexts_missing says why.
 """
+import array
+import bisect
 import dataclasses
 import fnmatch
 import os
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from collections.abc import Mapping
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import report as aprof_report
 from . import producers as aprof_sources
 
-__all__ = ["ProfileError", "Point", "RoutineProfile", "ContextProfile", "EdgeTotals", "Profile",
-           "merge", "report_files", "load_profile", "check_distinct"]
+__all__ = ["ProfileError", "Point", "PointMap", "RoutineProfile", "ContextProfile", "EdgeTotals",
+           "Profile", "merge", "report_files", "load_profile", "check_distinct"]
 
 RoutineKey = Tuple[str, str]  # (object path, mangled name)
 ContextKey = Tuple[RoutineKey, ...]  # the chain of routines from the root to the context's own
@@ -83,6 +86,110 @@ class Point:
 
 # Point.of builds a Point from the fields of a CostTuple that follow thread and routine.
 assert tuple(f.name for f in dataclasses.fields(Point)) == aprof_report.CostTuple._fields[2:]
+
+
+_POINT_FIELDS = len(aprof_report.CostTuple._fields) - 3   # after thread, routine and size
+
+
+class PointMap(Mapping):
+    """{input size: Point} of a routine and metric, read-only, stored
+    compactly: the sizes and the Points' fields as 64-bit integers in two
+    arrays (a Python list where a value does not fit), a Point made on
+    access. A large program has millions of points: as Point objects and
+    Python integers they took 320 bytes each, here 72. Filled by add() and
+    merge(); compact() sorts it by size and drops the index of the sizes
+    (lookups then bisect)."""
+
+    __slots__ = ("_sizes", "_fields", "_rows")
+
+    def __init__(self) -> None:
+        self._sizes = array.array("q")
+        self._fields = array.array("q")        # _POINT_FIELDS per size
+        self._rows: Optional[Dict[int, int]] = {}   # size -> row, while filled
+
+    def __len__(self) -> int:
+        return len(self._sizes)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._sizes)
+
+    def _row(self, size: int) -> int:
+        if self._rows is not None:
+            return self._rows[size]
+        i = bisect.bisect_left(self._sizes, size)
+        if i == len(self._sizes) or self._sizes[i] != size:
+            raise KeyError(size)
+        return i
+
+    def __getitem__(self, size: int) -> Point:
+        i = self._row(size) * _POINT_FIELDS
+        return Point(self._sizes[i // _POINT_FIELDS], *self._fields[i:i + _POINT_FIELDS])
+
+    def __contains__(self, size) -> bool:
+        try:
+            self._row(size)
+        except (KeyError, TypeError):
+            return False
+        return True
+
+    def items(self) -> Iterator[Tuple[int, Point]]:   # type: ignore[override]
+        fields, n = self._fields, _POINT_FIELDS
+        return ((size, Point(size, *fields[i * n:(i + 1) * n])) for i, size in enumerate(self._sizes))
+
+    def values(self) -> Iterator[Point]:   # type: ignore[override]
+        return (point for _, point in self.items())
+
+    def add(self, size: int, values: Sequence[int]) -> None:
+        """Merges the activations of one size (the fields of a Point after
+        its size: calls, min, max, sums) into the map."""
+        if self._rows is None:
+            self._rows = {s: i for i, s in enumerate(self._sizes)}
+        row = self._rows.get(size)
+        if row is None:
+            self._rows[size] = len(self._rows)
+            try:   # nothing is stored when a value does not fit in 64 bits
+                block = array.array("q", values)
+                self._sizes.append(size)
+            except OverflowError:
+                self._as_lists()
+                block = list(values)
+                self._sizes.append(size)
+            self._fields.extend(block)
+            return
+        i = row * _POINT_FIELDS
+        old = self._fields[i:i + _POINT_FIELDS]
+        merged = [old[0] + values[0], values[1] if old[0] == 0 else min(old[1], values[1]),
+                  max(old[2], values[2])] + [a + b for a, b in zip(old[3:], values[3:])]
+        try:
+            self._fields[i:i + _POINT_FIELDS] = self._like_fields(merged)
+        except OverflowError:
+            self._as_lists()
+            self._fields[i:i + _POINT_FIELDS] = merged
+
+    def _like_fields(self, values: List[int]):
+        return array.array("q", values) if isinstance(self._fields, array.array) else values
+
+    def _as_lists(self) -> None:
+        self._sizes, self._fields = list(self._sizes), list(self._fields)
+
+    def merge(self, other: "PointMap") -> None:
+        """Adds the points of another map (another report's) and compacts."""
+        n = _POINT_FIELDS
+        for i, size in enumerate(other._sizes):
+            self.add(size, other._fields[i * n:(i + 1) * n])
+        self.compact()
+
+    def compact(self) -> None:
+        """Sorted by size, without the index of the sizes (half the memory)."""
+        n = _POINT_FIELDS
+        order = sorted(range(len(self._sizes)), key=self._sizes.__getitem__)
+        sizes = [self._sizes[i] for i in order]
+        fields = [v for i in order for v in self._fields[i * n:(i + 1) * n]]
+        self._rows = None
+        try:
+            self._sizes, self._fields = array.array("q", sizes), array.array("q", fields)
+        except OverflowError:
+            self._sizes, self._fields = sizes, fields
 
 
 @dataclasses.dataclass
@@ -247,18 +354,18 @@ class _ReportPoints:
     aprof_report.load() so that the records themselves are never kept."""
 
     def __init__(self) -> None:
-        self.of: Dict[int, Tuple[Dict[int, Point], Dict[int, Point]]] = {}
+        self.of: Dict[int, Tuple[PointMap, PointMap]] = {}
 
     def add(self, metric: str, t: aprof_report.CostTuple) -> None:
-        both = self.of.get(t.routine)
+        both = self.of.get(t[1])   # the routine (by index: faster than by name)
         if both is None:
-            both = self.of[t.routine] = ({}, {})
-        by_size = both[0] if metric == "trms" else both[1]
-        point = by_size.get(t.size)
-        if point is None:
-            by_size[t.size] = Point(*t[2:])   # Point.of(t), without a call per record
-        else:
-            point.add(t)
+            both = self.of[t[1]] = (PointMap(), PointMap())
+        (both[0] if metric == "trms" else both[1]).add(t[2], t[3:])   # size, then the Point's fields
+
+    def compact(self) -> None:
+        for trms, rms in self.of.values():
+            trms.compact()
+            rms.compact()
 
 
 def check_distinct(first_paths: Dict[str, str], rep: aprof_report.Report) -> None:
@@ -276,7 +383,9 @@ class _Merger:
     """Reports added one by one (same settings required) into a Profile."""
 
     def __init__(self) -> None:
-        self.first: Optional[aprof_report.Report] = None
+        # The first report's path and header, not the report: its routine and
+        # totals tables are large and merged already.
+        self.first: Optional[Tuple[str, aprof_report.Header]] = None
         self.paths: List[str] = []
         self.commands: List[Tuple[str, ...]] = []
         self.routines: Dict[RoutineKey, RoutineProfile] = {}
@@ -290,12 +399,13 @@ class _Merger:
 
     def add(self, rep: aprof_report.Report, points: _ReportPoints) -> None:
         check_distinct(self.digests, rep)
+        points.compact()
         if self.first is None:
-            self.first = rep
-        elif _settings(rep.header) != _settings(self.first.header):
+            self.first = (rep.path, rep.header)
+        elif _settings(rep.header) != _settings(self.first[1]):
             raise ProfileError(
                 f"{rep.path}: settings ({_settings_text(rep.header)}) differ from "
-                f"{self.first.path} ({_settings_text(self.first.header)}): reports of "
+                f"{self.first[0]} ({_settings_text(self.first[1])}): reports of "
                 "different settings cannot be merged")
         self.paths.append(rep.path)
         self.commands.append(rep.header.command)
@@ -324,12 +434,8 @@ class _Merger:
             if not rp.trms and not rp.rms:   # the routine's first report: take its points
                 rp.trms, rp.rms = trms, rms
                 continue
-            for mine, theirs in ((rp.trms, trms), (rp.rms, rms)):
-                for size, point in theirs.items():
-                    if size in mine:
-                        mine[size].add(point)
-                    else:
-                        mine[size] = point
+            rp.trms.merge(trms)
+            rp.rms.merge(rms)
 
     def add_contexts(self, rep: aprof_report.Report, keys: Dict[int, RoutineKey]) -> None:
         chains: Dict[int, ContextKey] = {}
@@ -368,7 +474,7 @@ class _Merger:
     def profile(self) -> Profile:
         if self.first is None:
             raise ProfileError("no report to merge")
-        h = self.first.header
+        h = self.first[1]
         contexts, depth, missing = self.context_profiles()
         return Profile(self.paths, self.commands, h.cost_metric, h.memory_resolution,
                        h.trms_tracking, h.syscall_input, self.total_cost, self.routines,

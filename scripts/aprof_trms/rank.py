@@ -113,14 +113,15 @@ def rank_routines(profile: aprof_profile.Profile, routines: Sequence, metric: st
     routines that could not be fitted by share; each row's .reason says why."""
     fitted: List[Row] = []
     unfitted: List[Row] = []
-    for r in routines:
+    for r, result in zip(routines, aprof_fit.fit_routines(routines, metric, statistic)):
         share = cost_share(r, profile)
-        try:
-            result = aprof_fit.fit_routine(r, metric, statistic)
-        except aprof_fit.NotEnoughPoints as e:
-            unfitted.append(Row(r, share, None, reason=f"not fitted: {e.distinct} distinct {metric} "
-                                f"size{'' if e.distinct == 1 else 's'}, {e.needed} needed"))
+        if isinstance(result, aprof_fit.NotEnoughPoints):
+            unfitted.append(Row(r, share, None, reason=f"not fitted: {result.distinct} distinct "
+                                f"{metric} size{'' if result.distinct == 1 else 's'}, "
+                                f"{result.needed} needed"))
             continue
+        if isinstance(result, ValueError):
+            raise result
         fitted.append(Row(r, share, result, growth_factor(result, scale)))
     # Self costs are disjoint and add up to the total: the routines with a
     # confident fit grow with it, the rest is taken as it is today (an

@@ -92,6 +92,21 @@ def _label(r: aprof_profile.RoutineProfile) -> str:
     return f"{display_name(r)} ({printable(os.path.basename(r.object))})"
 
 
+_FIT_CHUNK = 5000   # routines fitted together: fast, and only so many results held at once
+
+
+def _fitted_pairs(keys: List, b: Dict, c: Dict, same: bool, metric: str, statistic: str):
+    """(key, baseline result, candidate result) of each key: the routines of
+    both sides fitted together (aprof_fit.fit_routines) a chunk at a time,
+    a side's once when both sides are the same profile."""
+    for first in range(0, len(keys), _FIT_CHUNK):
+        chunk = keys[first:first + _FIT_CHUNK]
+        base_results = aprof_fit.fit_routines([b[key] for key in chunk], metric, statistic)
+        cand_results = base_results if same else \
+            aprof_fit.fit_routines([c[key] for key in chunk], metric, statistic)
+        yield from zip(chunk, base_results, cand_results)
+
+
 def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: str = "trms",
             statistic: str = "max", tolerance: float = DEFAULT_TOLERANCE,
             min_share: float = 0.0, min_evidence: float = DEFAULT_EVIDENCE,
@@ -119,21 +134,20 @@ def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: st
                        f"candidate ({len(c)} routines): are these reports of the same program?")
 
     regressions, improvements, unchanged, not_compared, weak, info = [], [], [], [], [], []
-    below = 0
-    for key in common:
-        rb, rc = b[key], c[key]
-        if max(cost_share(rb, base), cost_share(rc, cand)) < min_share:
-            below += 1
-            continue
+    shown = [key for key in common if max(cost_share(b[key], base), cost_share(c[key], cand)) >= min_share]
+    below = len(common) - len(shown)
+    for key, *results in _fitted_pairs(shown, b, c, cand is base, metric, statistic):
+        rc = c[key]
         fits, points = [], []
-        for side, r in (("baseline", rb), ("candidate", rc)):
-            try:
-                result = aprof_fit.fit_routine(r, metric, statistic)
-                fits.append(result.best)
-            except aprof_fit.NotEnoughPoints as e:
-                not_compared.append(f"NOT COMPARED {_label(rc)}: {side} has {e.distinct} distinct "
-                                    f"{metric} size{'' if e.distinct == 1 else 's'}, {e.needed} needed")
+        for side, result in zip(("baseline", "candidate"), results):
+            if isinstance(result, aprof_fit.NotEnoughPoints):
+                not_compared.append(f"NOT COMPARED {_label(rc)}: {side} has {result.distinct} "
+                                    f"distinct {metric} size{'' if result.distinct == 1 else 's'}, "
+                                    f"{result.needed} needed")
                 break
+            if isinstance(result, ValueError):
+                raise result
+            fits.append(result.best)
             points.append((result.sizes, result.costs))   # the points fitted (envelope)
         if len(fits) < 2:
             continue
@@ -220,7 +234,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.min_evidence < 0:
         p.error("--min-evidence must be >= 0")
     base = load_side(args.baseline, "baseline")
-    cand = load_side(args.candidate, "candidate")
+    # The same reports on both sides (a check of the gate itself): read once.
+    cand = base if args.candidate == args.baseline else load_side(args.candidate, "candidate")
     lines, regressions = compare(base, cand, args.metric, args.statistic,
                                  args.tolerance, args.min_share, args.min_evidence, args.verbose)
     print("\n".join(lines))

@@ -36,12 +36,12 @@ from . import fit as aprof_fit
 from . import producers as aprof_producers
 from . import profile as aprof_profile
 from . import report as aprof_report
-from .plot import FitInfo, fit_of
+from .plot import FitInfo, fit_infos
 from .plotting import percent
 from .rank import display_name
 
-__all__ = ["COLUMNS", "SOURCE_COLUMNS", "Column", "columns_of", "RoutineRow", "fit_label", "fit_growth", "routine_rows",
-           "sort_rows", "thread_profiles", "thread_label"]
+__all__ = ["COLUMNS", "SOURCE_COLUMNS", "FIT_COLUMNS", "Column", "columns_of", "RoutineRow", "fit_label",
+           "fit_growth", "routine_rows", "add_fits", "sort_rows", "thread_profiles", "thread_label"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -143,14 +143,13 @@ def _top_producer(profile: aprof_profile.Profile, key) -> Tuple[str, float]:
     return producer.label, percent(reads, sum(profile.sources[key].values()))
 
 
-def routine_row(routine: aprof_profile.RoutineProfile, total_cost: int, fit: bool = True,
-                top_producer: Tuple[str, float] = ("", 0.0)) -> RoutineRow:
+def routine_row(routine: aprof_profile.RoutineProfile, total_cost: int,
+                fits: Dict[str, FitInfo], top_producer: Tuple[str, float] = ("", 0.0)) -> RoutineRow:
+    """The row of a routine with its fits by metric."""
     # charts.py's numbers of the routine: richness and induced reads as its charts define them.
     stats = aprof_charts.RoutineStats(routine.name, routine.calls, routine.cumulative_cost,
                                       len(routine.trms), len(routine.rms), routine.sum_trms,
                                       routine.sum_rms, routine.thread_induced, routine.external)
-    fits = {m: fit_of(aprof_fit, routine, m) if fit else FitInfo(reason="not fitted")
-            for m in aprof_report.METRICS}
     return RoutineRow(
         routine, display_name(routine), routine.object, routine.calls,
         routine.self_cost, percent(routine.self_cost, total_cost),
@@ -165,10 +164,27 @@ def routine_rows(profile: aprof_profile.Profile,
                  fit: bool = True) -> List[RoutineRow]:
     """Rows of `routines` (default: every routine of the profile), largest
     inclusive cost first. fit=False leaves the models out (faster)."""
-    chosen = profile.routines.values() if routines is None else routines
-    rows = [routine_row(r, profile.total_cost, fit, _top_producer(profile, r.key)) for r in chosen]
+    chosen = list(profile.routines.values() if routines is None else routines)
+    not_fitted = {m: FitInfo(reason="not fitted") for m in aprof_report.METRICS}
+    rows = [routine_row(r, profile.total_cost, not_fitted, _top_producer(profile, r.key))
+            for r in chosen]
+    if fit:
+        add_fits(rows)
     rows.sort(key=lambda row: (-row.inclusive_cost, row.name))
     return rows
+
+
+# The columns whose values come from the fits: sorting by one needs every row fitted.
+FIT_COLUMNS = ("trms_growth", "rms_growth")
+
+
+def add_fits(rows: List[RoutineRow]) -> None:
+    """Fits the routines of the rows (made with fit=False), all together:
+    a command that shows some of its rows fits only those."""
+    routines = [row.routine for row in rows]
+    by_metric = fit_infos(aprof_fit, routines, aprof_report.METRICS)
+    for i, row in enumerate(rows):
+        row.fits = {m: by_metric[m][i] for m in aprof_report.METRICS}
 
 
 def sort_rows(rows: List[RoutineRow], key: str, ascending: bool = False) -> List[RoutineRow]:

@@ -196,3 +196,28 @@ def test_tree_without_call_records_says_so(tmp_path):
     proc = annotate(path, "--tree=both", "--width", "200")
     assert proc.returncode == 0 and "no call records" in proc.stdout
     assert annotate(path, "--tree=up").returncode == 2
+
+
+def test_top_fits_only_the_rows_shown(tmp_path, monkeypatch, capsys):
+    # With --top, only the rows shown are fitted (a program has 100,000s of
+    # routines), unless the order itself comes from the fits; the rows are
+    # those of the whole table.
+    from aprof_trms import annotate as annotate_module, fit
+    report = synthetic.write_report(tmp_path / "aprof-trms.out.1", routines(), threads=2)
+    fitted = []
+
+    def counting(routines_, metrics, *args):
+        fitted.extend(r.name for r in routines_ for _ in metrics)
+        return real(routines_, metrics, *args)
+    real = fit.fit_routines_by_metric
+    monkeypatch.setattr(fit, "fit_routines_by_metric", counting)
+    everything = annotate(report, "--min-share", "0", "--full-names").stdout
+    for sort, fitted_rows in (("inclusive_cost", 2), ("trms_growth", 5)):
+        fitted.clear()
+        assert annotate_module.main([report, "--min-share", "0", "--full-names", "-n", "2",
+                                     "--sort", sort, "--width", "120"]) == 0
+        assert len(fitted) == 2 * fitted_rows   # TRMS and RMS
+        shown = table_lines(capsys.readouterr().out)
+        assert len(shown) == 2
+        if sort == "inclusive_cost":
+            assert shown == dict(list(table_lines(everything).items())[:2])

@@ -344,3 +344,44 @@ def test_a_steeper_regime_at_the_largest_sizes_is_a_doubt():
     assert ratio < 1 / af.TAIL_MISS and count == 3        # 16801 and up: within 10x of the largest
     assert any(d.startswith("misses the largest sizes") for d in result.doubts), result.doubts
     assert not result.conclusive
+
+
+def test_fit_many_equals_fitting_each_alone():
+    # fit_many solves point sets of one size together, row by row: each
+    # result must be the one of its points alone, whatever their neighbours
+    # (growth classes, noise, a cheaper regime, too few sizes, bad points).
+    sets = []
+    for i, model in enumerate(FIXED + ["n^1.5"] * 3):
+        sizes, costs = points(synthetic.COSTS[model], count=10, noise=0.05 * (i % 3), name=model)
+        sets.append((sizes, costs))
+    sizes, costs = points(synthetic.COSTS["n"], count=10, name="regimes")
+    sets.append((sizes, costs[:6] + [c // 10 for c in costs[6:]]))
+    sets += [([1, 2, 3], [4, 5, 6]), ([0, 1, 2, 3, -4], [1, 2, 3, 4, 5])]
+    together = af.fit_many(sets)
+    for (sizes, costs), result in zip(sets, together):
+        try:
+            alone = af.fit_points(sizes, costs)
+        except ValueError as e:
+            assert type(result) is type(e) and str(result) == str(e)
+            continue
+        assert [(f.model, f.formula(6), round(f.criterion, 6)) for f in result.candidates] == \
+            [(f.model, f.formula(6), round(f.criterion, 6)) for f in alone.candidates]
+        assert (result.notes, result.doubts, result.left_out) == (alone.notes, alone.doubts,
+                                                                  alone.left_out)
+    assert [r.best.model for r in together[:7]] == FIXED
+
+
+@pytest.mark.parametrize("center", [0.3, 1.0, 2.37, 3.99])
+def test_bounded_search_is_scipys_step_for_step(center):
+    # The exponent search of every row at once follows scipy's bounded
+    # Brent method: same minimum, same value, for each row of a batch.
+    from scipy import optimize
+    shapes = [lambda x, c=center: (x - c) ** 2, lambda x, c=center: abs(x - c) + 0.1 * x,
+              lambda x, c=center: np.cos(3 * x) + (x - c) ** 4]
+    lo, hi = np.full(len(shapes), 0.1), np.full(len(shapes), 4.0)
+    xs, fs = af._bounded_minimum(
+        lambda x: np.array([f(v) for f, v in zip(shapes, x)]), lo, hi)
+    for f, x, fx in zip(shapes, xs, fs):
+        want = optimize.minimize_scalar(f, bounds=(0.1, 4.0), method="bounded",
+                                        options={"xatol": 1e-7})
+        assert x == want.x and fx == want.fun

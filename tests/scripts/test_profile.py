@@ -96,3 +96,29 @@ def test_streamed_load_equals_merging_whole_reports(tmp_path):
     reports = [ar.load(a), ar.load(b)]
     assert sort.trms[16].max_cost == max(ar.tuples(rep, "trms", ar.routine_named(rep, "sort"))[16].max_cost
                                          for rep in reports)
+
+
+def test_points_are_sums_over_threads_and_runs_beyond_64_bits(tmp_path):
+    # PointMap keeps the points as 64-bit integers while they fit and as
+    # Python integers after: a cost of 10^10 per activation sums its
+    # squares past 2^63, exactly as the records say.
+    def big(n):
+        return 10 ** 10 + n
+    a = synthetic.write_report(tmp_path / "a", [R("huge", big, [8, 9, 10], calls=3)], threads=2)
+    b = synthetic.write_report(tmp_path / "b", [R("huge", big, [7, 9], calls=2)], threads=1, pid=7)
+    (huge,) = ap.load_profile([a, b]).find("huge")
+    assert list(huge.trms) == [7, 8, 9, 10]   # sorted by size (7 came last)
+    assert 9 in huge.trms and 7 in huge.trms and 12 not in huge.trms and huge.trms.get(12) is None
+    nine = huge.trms[9]
+    assert nine.calls == 5 and nine.max_cost == big(9) and nine.min_cost == big(9)
+    assert nine.sum_sq_cost == 5 * big(9) ** 2 > 2 ** 63
+    assert dict(huge.trms.items()) == {s: huge.trms[s] for s in (7, 8, 9, 10)}
+    # The same points as merging the whole reports' records one by one.
+    assert huge.trms == ap.merge([ar.load(a), ar.load(b)]).find("huge")[0].trms
+    sums = [0] * 4
+    for rep in (ar.load(a), ar.load(b)):
+        for t in rep.trms.values():
+            sums = [s + v for s, v in zip(sums, (t.calls, t.sum_cost, t.sum_sq_cost, t.sum_self_cost))]
+    points = list(huge.trms.values())
+    assert sums == [sum(p.calls for p in points), sum(p.sum_cost for p in points),
+                    sum(p.sum_sq_cost for p in points), sum(p.sum_self_cost for p in points)]
