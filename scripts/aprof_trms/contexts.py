@@ -77,7 +77,7 @@ def rank_contexts(profile: aprof_profile.Profile, routine: aprof_profile.Routine
     predicted share are of the routine's cost."""
     contexts = profile.contexts_of(routine.key)
     scope = _Scope(sum(c.cumulative_cost for c in contexts))
-    return aprof_rank.rank_routines(scope, contexts, metric, "max", scale)
+    return aprof_rank.rank_routines(scope, contexts, metric, "max", scale, find_carriers=False)
 
 
 def chain_names(profile: aprof_profile.Profile, context: aprof_profile.ContextProfile,

@@ -14,9 +14,9 @@ from the points alone:
 - size_clusters(): sizes grouped on a log scale (a new cluster starts more
   than CLUSTER_GAP times above the first size of the current one; 0 is a
   cluster of its own), and size_span(), largest over smallest nonzero size;
-- tail_slope(): the log-log slope of the points at the largest sizes
-  (least squares of log cost on log size over the largest doubling of the
-  sizes, widened until it holds TAIL_CLUSTERS clusters);
+- tail_slope(): the log-log slope of the points at the largest sizes (the
+  median of the slopes between pairs of them, Theil-Sen, over the largest
+  doubling of the sizes, widened until it holds TAIL_CLUSTERS clusters);
 - local_slope(): the same slope of a fitted model, d log f / d log n, at a
   size;
 - growth_factor(): how much a fit predicts the cost to grow when the input
@@ -38,6 +38,7 @@ __all__ = ["CLUSTER_GAP", "TAIL_CLUSTERS", "SLOPE_TOLERANCE", "size_clusters", "
 CLUSTER_GAP = 1.15      # sizes within this factor of a cluster's first size join it
 TAIL_CLUSTERS = 3       # clusters the tail slope is measured on (at least)
 SLOPE_TOLERANCE = 0.35  # a model's local slope this far from the points' disagrees with them
+_MAX_PAIRS = 20000      # pairs of points the tail slope is the median of (evenly sampled)
 
 
 def size_clusters(sizes: Sequence[float]) -> int:
@@ -81,8 +82,17 @@ def tail_slope(sizes: Sequence[float], costs: Sequence[float]) -> Optional[float
     if np.unique(n[mask]).size < 2:
         return None
     x, v = np.log(n[mask]), np.log(y[mask])
-    xc = x - x.mean()
-    return float(np.dot(xc, v - v.mean()) / np.dot(xc, xc))
+    # Theil-Sen: the median of the slopes between pairs of points of
+    # different sizes. The worst-case points of a routine that runs
+    # different code for inputs of one size scatter by orders of magnitude,
+    # and one low point near the top would swing a least-squares slope.
+    i, j = np.triu_indices(x.size, k=1)
+    if i.size > _MAX_PAIRS:
+        keep = np.linspace(0, i.size - 1, _MAX_PAIRS).astype(int)
+        i, j = i[keep], j[keep]
+    dx = x[j] - x[i]
+    distinct = dx != 0
+    return float(np.median((v[j] - v[i])[distinct] / dx[distinct]))
 
 
 def local_slope(predict, size: float) -> Optional[float]:

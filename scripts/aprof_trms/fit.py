@@ -92,6 +92,8 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from . import evidence
+
 __all__ = ["MODELS", "MIN_DISTINCT_SIZES", "K_RANGE", "LOG_GROWTH",
            "PREFER_SIMPLER_DELTA", "STATISTICS", "ENVELOPE_DROP", "GROWTH_RATIO",
            "CONFIDENT_SIZES", "CONFIDENT_R2", "DISTINCT_GROWTH", "CONSTANT_SPREAD",
@@ -115,6 +117,10 @@ DISTINCT_GROWTH = 0.5      # growth exponents this far apart are different answe
 CONSTANT_SPREAD = 2.0      # a constant fit of costs spread wider than this is inconclusive
 TAIL_MISS = 2.0            # a fit off by this factor at the largest sizes is inconclusive
 TAIL_SPAN = 10.0           # the largest sizes: within this factor of the largest (at least 3)
+CONFIDENT_CLUSTERS = 6     # fewer clusters of sizes (evidence.size_clusters): inconclusive
+CONFIDENT_SPAN = 4.0       # sizes spanning less than this factor: inconclusive
+CONFIDENT_KEPT = 0.5       # an upper envelope keeping less than this share of the points
+EXPONENT_LEVEL = 3.84      # chi-square(1) at 95%: the exponent interval's likelihood ratio
 
 _FIXED_EXPONENT = {"1": 0.0, "log n": LOG_GROWTH, "sqrt n": 0.5, "n": 1.0,
                    "n log n": 1.0 + LOG_GROWTH, "n^2": 2.0, "n^3": 3.0}
@@ -178,6 +184,10 @@ class Fit:
     r2: float             # R^2 of the (weighted) fit, in [0, 1]
     criterion: float      # AICc (lower is better)
     c: float = 0.0        # linear lower-order term (superlinear classes only)
+    # The free exponent's 95% interval (profile likelihood, one point per
+    # cluster of sizes: _Batch.exponent_interval); only for "n^k" with k fitted.
+    k_low: Optional[float] = None
+    k_high: Optional[float] = None
 
     @property
     def params(self) -> int:
@@ -235,6 +245,41 @@ class FitResult:
     @property
     def conclusive(self) -> bool:
         return not self.doubts
+
+    @property
+    def interval(self) -> Optional[Tuple[float, float]]:
+        """The 95% interval of the growth exponent: the free power's (fitted
+        with the others on these points), or None when it was not fitted or
+        the chosen model does not grow (a constant's cost does not tell any
+        exponent apart)."""
+        power = next((f for f in self.candidates if f.model == "n^k" and f.k_low is not None), None)
+        if power is None or self.best.growth_exponent() == 0.0:
+            return None
+        return power.k_low, power.k_high
+
+    def slopes(self) -> Optional[Tuple[float, float]]:
+        """(the model's, the points') log-log slope at the largest sizes
+        (evidence.py), or None when either cannot be told."""
+        points = evidence.tail_slope(self.sizes, self.costs)
+        model = evidence.local_slope(self.best.predict, max(self.sizes))
+        return None if points is None or model is None else (model, points)
+
+    def effective_growth(self) -> float:
+        """The growth exponent the points support: the model's, or the
+        points' slope at the largest sizes when the model is steeper there
+        by more than evidence.SLOPE_TOLERANCE."""
+        growth = self.best.growth_exponent()
+        slopes = self.slopes()
+        if slopes is not None and slopes[0] > slopes[1] + evidence.SLOPE_TOLERANCE:
+            return max(slopes[1], 0.0)
+        return growth
+
+    def growth_factor(self, scale: float) -> Tuple[float, bool]:
+        """How many times the cost grows from the largest size to `scale`
+        times it, and whether that follows the points' slope because the
+        model is steeper there than they are (evidence.growth_factor)."""
+        return evidence.growth_factor(self.best.predict, max(self.sizes), scale,
+                                      evidence.tail_slope(self.sizes, self.costs))
 
     @property
     def at_bound(self) -> bool:
@@ -372,10 +417,28 @@ def _bounded_minimum(func, lo: np.ndarray, hi: np.ndarray, xatol: float = 1e-7,
     return xf, fx
 
 
+def _likelihood_bounds(grid: np.ndarray, ratio: np.ndarray, k: float) -> Tuple[float, float]:
+    """Where the likelihood ratio over the exponent grid (0 at the best
+    exponent k) first exceeds EXPONENT_LEVEL below and above k, linearly
+    interpolated; the grid's ends when it never does."""
+    def crossing(indices) -> float:
+        inside_x, inside_r = k, 0.0
+        for i in indices:
+            if ratio[i] > EXPONENT_LEVEL:
+                t = (EXPONENT_LEVEL - inside_r) / (ratio[i] - inside_r)
+                return inside_x + t * (float(grid[i]) - inside_x)
+            inside_x, inside_r = float(grid[i]), float(ratio[i])
+        return inside_x
+    below = [i for i in range(grid.size - 1, -1, -1) if grid[i] < k]
+    above = [i for i in range(grid.size) if grid[i] > k]
+    return crossing(below), crossing(above)
+
+
 def _fit_power(x: np.ndarray, y: np.ndarray, w: np.ndarray):
     """a + b*x^k over k in K_RANGE per row (x = n / max n, y scaled): a grid
     of k, then a bounded 1-D search around the best grid point (weighted
-    linear least squares inside). Returns the arrays (a, b, k, weighted rss)."""
+    linear least squares inside). Returns the arrays (a, b, k, weighted rss)
+    and the grid: its exponents and each row's weighted rss at them."""
     lo, hi = K_RANGE
     ks = np.arange(lo, hi + _K_GRID_STEP / 2, _K_GRID_STEP)
     rows, m = x.shape
@@ -396,7 +459,7 @@ def _fit_power(x: np.ndarray, y: np.ndarray, w: np.ndarray):
                               np.minimum(hi, k_grid + _K_GRID_STEP))
     k = np.where(rss <= grid_min, k, k_grid)
     a, b, rss_w = _line(np.power(x, k[:, None]), y, w)
-    return a, b, k, rss_w
+    return a, b, k, rss_w, ks, grid_rss
 
 
 class _Batch:
@@ -434,6 +497,7 @@ class _Batch:
             raise NotEnoughPoints(self.m, params + 3, f"model {model!r}", unit="point")
         ys, w, yscale, zeros = self.ys, self.w, self.yscale, np.zeros(self.rows)
         ks: Optional[np.ndarray] = None
+        interval: Optional[Tuple[np.ndarray, np.ndarray]] = None
         if model == "1":
             a = np.where(self.all_equal, self.y[:, 0], self.ym * yscale)
             b, rss_w = zeros, self.tss
@@ -442,7 +506,8 @@ class _Batch:
             nmax = np.where(nmax > 0.0, nmax, 1.0)
             x = self.n / nmax[:, None]
             if k is None:
-                a, b, ks, rss_w = _fit_power(x, ys, w)
+                a, b, ks, rss_w, grid, grid_rss = _fit_power(x, ys, w)
+                interval = self.exponent_interval(ks, rss_w, grid, grid_rss)
             else:
                 ks = np.full(self.rows, float(k))
                 a, b, rss_w = _line(np.power(x, ks[:, None]), ys, w)
@@ -459,7 +524,28 @@ class _Batch:
             with_term, kept = self._with_linear_term(model, params + 1)
             better = kept & (with_term[5] < fit[5])
             fit = [np.where(better, t, f) for t, f in zip(with_term, fit)]
-        return self._fits(model, fit, ks)
+        return self._fits(model, fit, ks, interval)
+
+    def exponent_interval(self, k: np.ndarray, rss_w: np.ndarray, grid: np.ndarray,
+                          grid_rss: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """The free exponent's 95% interval per row: the exponents whose
+        likelihood ratio against the best fit, c*ln(rss(k)/rss_min), stays
+        within EXPONENT_LEVEL, where c is the number of clusters of sizes,
+        not of points: a few clusters of many sizes each are few
+        observations (evidence.size_clusters), and the interval widens.
+        The ratio is known on the exponent grid; where it crosses the level
+        between two grid points (or between the best exponent, ratio 0, and
+        a grid point), the crossing is interpolated."""
+        floor = (self.floor / self.w_sum)[:, None]
+        best = np.maximum(np.minimum(rss_w, grid_rss.min(axis=1))[:, None], floor)
+        ratio = self.clusters[:, None] * np.log(np.maximum(grid_rss, floor) / best)
+        bounds = [_likelihood_bounds(grid, row, float(kr)) for row, kr in zip(ratio, k.tolist())]
+        return np.array([lo for lo, _ in bounds]), np.array([hi for _, hi in bounds])
+
+    @property
+    def clusters(self) -> np.ndarray:
+        """Clusters of sizes per row (evidence.size_clusters)."""
+        return np.array([evidence.size_clusters(row) for row in self.n.tolist()], dtype=float)
 
     def _finish(self, model: str, a, b, ks, c, rss_w, params: int) -> List[np.ndarray]:
         """[a, b, c, rss, r2, AICc] per row: r2, AICc and the plain rss from
@@ -473,10 +559,14 @@ class _Batch:
         resid = self.y - (a[:, None] + c[:, None] * self.n + b[:, None] * term)
         return [a, b, c, (resid ** 2).sum(axis=1), r2, criterion]
 
-    def _fits(self, model: str, fit: List[np.ndarray], ks: Optional[np.ndarray]) -> List[Fit]:
+    def _fits(self, model: str, fit: List[np.ndarray], ks: Optional[np.ndarray],
+              interval: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> List[Fit]:
         a, b, c, rss, r2, criterion = (v.tolist() for v in fit)
         exponents = [None] * self.rows if ks is None else ks.tolist()
-        return [Fit(model, *values) for values in zip(a, b, exponents, rss, r2, criterion, c)]
+        low, high = ([None] * self.rows,) * 2 if interval is None else \
+            (interval[0].tolist(), interval[1].tolist())
+        return [Fit(model, *values) for values in zip(a, b, exponents, rss, r2, criterion, c,
+                                                      low, high)]
 
     def _with_linear_term(self, model: str, params: int) -> Tuple[List[np.ndarray], np.ndarray]:
         """a + c*n + b*f(n) per row (_finish's arrays), and where it is kept:
@@ -577,6 +667,7 @@ def _doubts(result: "FitResult") -> List[str]:
     used = len(set(result.sizes))
     if used < CONFIDENT_SIZES:
         doubts.append(f"only {used} distinct sizes fitted (confident from {CONFIDENT_SIZES})")
+    doubts += _thin_evidence(result)
     if best.model == "1":
         # R^2 of a constant is 0 by definition: its doubt is a wide spread.
         low, high = min(result.costs), max(result.costs)
@@ -594,6 +685,28 @@ def _doubts(result: "FitResult") -> List[str]:
             and abs(ru.growth_exponent() - best.growth_exponent()) >= DISTINCT_GROWTH):
         doubts.append(f"runner-up {model_label(ru)} fits about as well "
                       f"(ΔAICc {ru.criterion - best.criterion:+.1f})")
+    slopes = result.slopes()
+    if slopes is not None and abs(slopes[0] - slopes[1]) > evidence.SLOPE_TOLERANCE:
+        doubts.append(f"grows with slope {slopes[0]:.2f} at the largest sizes, where its points "
+                      f"rise with slope {slopes[1]:.2f}")
+    return doubts
+
+
+def _thin_evidence(result: "FitResult") -> List[str]:
+    """Doubts about the points themselves: sizes in few clusters or over a
+    narrow range, most points off the upper envelope."""
+    doubts = []
+    used = len(set(result.sizes))
+    clusters = evidence.size_clusters(result.sizes)
+    if clusters < CONFIDENT_CLUSTERS and used >= CONFIDENT_SIZES:
+        doubts.append(f"its {used} sizes fall in {clusters} clusters "
+                      f"(confident from {CONFIDENT_CLUSTERS})")
+    span = evidence.size_span(result.sizes)
+    if span < CONFIDENT_SPAN:
+        doubts.append(f"sizes span only {span:.3g}x (confident from {CONFIDENT_SPAN:g}x)")
+    total = len(result.sizes) + result.left_out
+    if result.left_out and len(result.sizes) < CONFIDENT_KEPT * total:
+        doubts.append(f"the upper envelope keeps {len(result.sizes)} of {total} points")
     return doubts
 
 
@@ -655,6 +768,12 @@ def _result(prepared: _Prepared, fits: List[Fit], integer: bool) -> FitResult:
                 and f.criterion <= min(g.criterion for g in fits) + PREFER_SIMPLER_DELTA]
     if steepest and candidates[0] is not steepest[0]:
         candidates = steepest + [f for f in candidates if f is not steepest[0]]
+    if rise >= GROWTH_RATIO and candidates[0].growth_exponent() == 0.0:
+        power = _log_log_power(sizes, costs)
+        if power is not None:
+            notes.append(f"the cost rises {rise:.3g}x over the sizes but no model of the family "
+                         f"grows with them: fitted as n^{power.k:.2f}, the points' log-log slope")
+            candidates = [power] + candidates
     if candidates[0].model != "1" and candidates[0].b <= 0.0:
         notes.append("no model grows with the data")
     result = FitResult(candidates[0], candidates[1] if len(candidates) > 1 else None,
@@ -665,6 +784,23 @@ def _result(prepared: _Prepared, fits: List[Fit], integer: bool) -> FitResult:
                      f"n^{result.best.k:g}")
     result.doubts = prepared.doubts + _doubts(result)
     return result
+
+
+def _log_log_power(sizes: List[float], costs: List[float]) -> Optional[Fit]:
+    """a + b*n^k with k the least-squares slope of log cost on log size (the
+    fixed exponent up to 10, beyond the free one's range): the growing model
+    of last resort, for points that rise by orders of magnitude where every
+    model of the family came out flat."""
+    pairs = [(math.log(n), math.log(y)) for n, y in zip(sizes, costs) if n > 0 and y > 0]
+    if len({x for x, _ in pairs}) < 2:
+        return None
+    mx = sum(x for x, _ in pairs) / len(pairs)
+    my = sum(v for _, v in pairs) / len(pairs)
+    slope = sum((x - mx) * (v - my) for x, v in pairs) / sum((x - mx) ** 2 for x, _ in pairs)
+    if slope <= 0.0:
+        return None
+    n, y = np.array([sizes]), np.array([costs])
+    return _Batch(n, y).fit("n^k", min(slope, 10.0))[0]
 
 
 def _fit_batch(prepared: List[_Prepared]) -> List[FitResult]:

@@ -230,7 +230,7 @@ def declutter_ticks(fig) -> None:
                 t.set_visible(False)
             while True:
                 shown = visible(major)
-                if not _overlapping([t.get_window_extent(renderer) for t in shown]) or len(shown) < 3:
+                if not _overlapping([t.get_window_extent(renderer) for t in shown]) or len(shown) < 2:
                     break
                 for i, t in enumerate(shown):
                     t.set_visible(i % 2 == 0)

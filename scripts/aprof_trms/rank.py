@@ -39,8 +39,9 @@ import csv
 import dataclasses
 import os
 import sys
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
+from . import carriers
 from . import cli
 from . import fit as aprof_fit
 from . import profile as aprof_profile
@@ -60,6 +61,9 @@ class Row:
     growth_factor: float = 1.0             # predicted cost / cost today at the scale
     predicted_share: float = 0.0           # percent of the predicted program cost
     reason: str = ""                       # one line: why the row is where it is
+    follows_points: bool = False           # growth_factor from the points' slope (fit.py)
+    # The routine its growth comes from, when callees carry it (carriers.py).
+    source: Optional[aprof_profile.RoutineProfile] = None
 
     @property
     def fitted(self) -> bool:
@@ -86,31 +90,63 @@ def cost_share(routine: aprof_profile.RoutineProfile, profile: aprof_profile.Pro
     return 100.0 * routine.cumulative_cost / profile.total_cost if profile.total_cost else 0.0
 
 
-def growth_factor(result: aprof_fit.FitResult, scale: float) -> float:
-    """f(scale * n_max) / f(n_max) of the chosen model, at least 1 (a cost
-    does not shrink with its input)."""
-    n_max = max(result.sizes) or 1.0
-    now = float(result.best.predict(n_max))
-    now = now if now > 0 else max(result.costs)
-    later = float(result.best.predict(scale * n_max))
-    return max(1.0, later / now) if now > 0 else 1.0
+def growth_factor(result: aprof_fit.FitResult, scale: float) -> Tuple[float, bool]:
+    """How many times the cost grows from the largest input to `scale` times
+    it, at least 1 (a cost does not shrink with its input): the model's
+    f(scale * n_max) / f(n_max), or scale ** (the points' slope) when the
+    model is steeper at the largest sizes than its points (then True)."""
+    factor, follows_points = result.growth_factor(scale)
+    return (max(1.0, factor) if factor == factor else 1.0), follows_points
 
 
-def _reason(row: Row, scale: float) -> str:
+def model_with_interval(result: aprof_fit.FitResult) -> str:
+    """The model and its exponent's 95% interval: "n^1.02 [0.97, 1.08]"."""
+    interval = result.interval
+    label = aprof_fit.model_label(result.best)
+    return label if interval is None else f"{label} [{interval[0]:.2f}, {interval[1]:.2f}]"
+
+
+def _reason(row: Row, scale: float, short: bool = False) -> str:
     best = row.result.best
     what = (f"{row.share:.2f}% now, {row.predicted_share:.2f}% at {scale:g}x input "
-            f"({aprof_fit.model_label(best)}, R^2 {best.r2:.2f}, {len(set(row.result.sizes))} sizes)")
+            f"({model_with_interval(row.result)}, R^2 {best.r2:.2f}, "
+            f"{len(set(row.result.sizes))} sizes)")
+    if row.follows_points:
+        what += (f", extrapolated with its points' slope {row.result.slopes()[1]:.2f} at the "
+                 "largest sizes (the model is steeper there)")
     notes = [n for n in row.result.notes]
+    if row.source is not None:
+        return (what + f"; its growth is carried by its callee {display_name(row.source, short)}, "
+                "so after the routines where growth comes from")
     if row.conclusive:
         return what + "; confident" + (f"; {notes[0]}" if notes else "")
     return what + "; inconclusive: " + "; ".join(row.result.doubts) + ", so after the confident fits"
 
 
+def _growth_of(results: dict, metric: str, statistic: str):
+    """growth_of for carriers.py: each routine's effective growth
+    (FitResult.effective_growth), from the rows' fits or fitted on demand
+    (a callee outside the selection), None when it cannot be fitted."""
+    def growth_of(routine) -> Optional[float]:
+        if routine.key not in results:
+            try:
+                results[routine.key] = aprof_fit.fit_routine(routine, metric, statistic)
+            except aprof_fit.NotEnoughPoints:
+                results[routine.key] = None
+        result = results[routine.key]
+        return None if result is None else result.effective_growth()
+    return growth_of
+
+
 def rank_routines(profile: aprof_profile.Profile, routines: Sequence, metric: str = "trms",
-                  statistic: str = "max", scale: float = DEFAULT_SCALE) -> List[Row]:
-    """Rows of the given routines: confident fits by predicted cost at
-    `scale` times the largest input, then inconclusive fits likewise, then
-    routines that could not be fitted by share; each row's .reason says why."""
+                  statistic: str = "max", scale: float = DEFAULT_SCALE,
+                  short: bool = False, find_carriers: bool = True) -> List[Row]:
+    """Rows of the given routines: the sources of growth first (routines no
+    callee carries: carriers.py), confident fits by predicted cost at
+    `scale` times the largest input, then inconclusive fits likewise; then
+    the carriers in the same order; then routines that could not be fitted
+    by share. Each row's .reason says why. find_carriers=False ranks rows
+    that are not routines of the profile's call graph (contexts.py)."""
     fitted: List[Row] = []
     unfitted: List[Row] = []
     for r, result in zip(routines, aprof_fit.fit_routines(routines, metric, statistic)):
@@ -122,7 +158,8 @@ def rank_routines(profile: aprof_profile.Profile, routines: Sequence, metric: st
             continue
         if isinstance(result, ValueError):
             raise result
-        fitted.append(Row(r, share, result, growth_factor(result, scale)))
+        fitted.append(Row(r, share, result, *growth_factor(result, scale)[:1],
+                          follows_points=growth_factor(result, scale)[1]))
     # Self costs are disjoint and add up to the total: the routines with a
     # confident fit grow with it, the rest is taken as it is today (an
     # inconclusive exponent at its bound would otherwise make every other
@@ -131,12 +168,16 @@ def rank_routines(profile: aprof_profile.Profile, routines: Sequence, metric: st
     predicted_total = max([profile.total_cost + sum(row.routine.self_cost * (row.growth_factor - 1)
                                                     for row in confident)]
                           + [row.routine.cumulative_cost * row.growth_factor for row in confident]) or 1
+    growth_of = _growth_of({row.routine.key: row.result for row in fitted}, metric, statistic)
+    known: dict = {}
     for row in fitted:
         row.predicted_share = min(100.0, 100.0 * row.routine.cumulative_cost * row.growth_factor
                                   / predicted_total)
-        row.reason = _reason(row, scale)
-    fitted.sort(key=lambda row: (not row.conclusive, -row.predicted_share, -row.share,
-                                 row.routine.name))
+        if find_carriers:
+            row.source = carriers.source_of(profile, row.routine, growth_of, known)
+        row.reason = _reason(row, scale, short)
+    fitted.sort(key=lambda row: (row.source is not None, not row.conclusive, -row.predicted_share,
+                                 -row.share, row.routine.name))
     unfitted.sort(key=lambda row: (-row.share, row.routine.name))
     return fitted + unfitted
 
@@ -173,7 +214,7 @@ def format_text(profile, rows: List[Row], metric: str, statistic: str, scale: fl
         table.append([str(i), f"{row.predicted_share:.2f}", f"{row.share:.2f}",
                       "ok" if row.conclusive else "?", str(row.routine.calls),
                       str(row.result.distinct_sizes), display_name(row.routine, short),
-                      os.path.basename(row.routine.object), aprof_fit.model_label(best),
+                      os.path.basename(row.routine.object), model_with_interval(row.result),
                       best.formula(), f"{best.r2:.4f}", _runner_up(row.result)])
     if table:
         lines += _table(header, table, {0, 1, 2, 4, 5, 10})
@@ -193,7 +234,7 @@ def format_text(profile, rows: List[Row], metric: str, statistic: str, scale: fl
 
 CSV_FIELDS = ["rank", "routine", "object", "calls", "share_pct", "predicted_share_pct",
               "growth_factor", "conclusive", "distinct_sizes", "fitted", "model", "growth",
-              "formula", "a", "b", "k", "r2", "criterion", "method", "runner_up",
+              "growth_low", "growth_high", "carried_by", "formula", "a", "b", "k", "r2", "criterion", "method", "runner_up",
               "runner_up_growth", "runner_up_criterion", "reason"]
 
 
@@ -213,7 +254,11 @@ def write_csv(out, metric: str, rows: List[Row], short: bool) -> None:
                         growth_factor=f"{row.growth_factor:.6g}",
                         conclusive="yes" if row.conclusive else "no",
                         distinct_sizes=row.result.distinct_sizes, model=best.model,
-                        growth=f"{row.growth:.4f}", formula=best.formula(6), a=repr(best.a),
+                        growth=f"{row.growth:.4f}",
+                        growth_low="" if row.result.interval is None else f"{row.result.interval[0]:.4f}",
+                        growth_high="" if row.result.interval is None else f"{row.result.interval[1]:.4f}",
+                        carried_by="" if row.source is None else display_name(row.source, short),
+                        formula=best.formula(6), a=repr(best.a),
                         b=repr(best.b), k="" if best.k is None else repr(best.k),
                         r2=f"{best.r2:.6f}", criterion=f"{best.criterion:.3f}",
                         method=row.result.method,
@@ -259,7 +304,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     profile = aprof_profile.load_profile(args.reports)
     cli.warn_kernel_writes(profile.kernel_writes_unseen)
     selection = select.select_routines(profile, args, apply_limit=False)
-    rows = rank_routines(profile, selection.routines, args.metric, args.statistic, args.scale)
+    rows = rank_routines(profile, selection.routines, args.metric, args.statistic, args.scale,
+                         args.short_names)
     if args.top is not None:
         rows = rows[:args.top]
     if args.format == "csv":

@@ -59,6 +59,7 @@ from .rank import cost_share, display_name
 
 DEFAULT_TOLERANCE = 0.25
 DEFAULT_EVIDENCE = 10.0
+DEFAULT_MIN_SHARE = 1.0
 
 
 class BadInput(cli.UserError):
@@ -107,9 +108,28 @@ def _fitted_pairs(keys: List, b: Dict, c: Dict, same: bool, metric: str, statist
         yield from zip(chunk, base_results, cand_results)
 
 
+def exponent_interval(result: aprof_fit.FitResult) -> Tuple[float, float]:
+    """The growth exponent's 95% interval (FitResult.interval), or the
+    exponent itself where the fit has none (a constant)."""
+    g = result.best.growth_exponent()
+    return result.interval or (g, g)
+
+
+def _unconfirmed(base: aprof_fit.FitResult, cand: aprof_fit.FitResult) -> str:
+    """Why a change of growth between the sides cannot fail the gate, or ""."""
+    for side, result in (("baseline", base), ("candidate", cand)):
+        if not result.conclusive:
+            return f"the {side} fit is inconclusive ({result.doubts[0]})"
+    (bl, bh), (cl, ch) = exponent_interval(base), exponent_interval(cand)
+    if cl <= bh and bl <= ch:
+        return (f"the exponents' intervals overlap (baseline [{bl:.2f}, {bh:.2f}], candidate "
+                f"[{cl:.2f}, {ch:.2f}])")
+    return ""
+
+
 def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: str = "trms",
             statistic: str = "max", tolerance: float = DEFAULT_TOLERANCE,
-            min_share: float = 0.0, min_evidence: float = DEFAULT_EVIDENCE,
+            min_share: float = DEFAULT_MIN_SHARE, min_evidence: float = DEFAULT_EVIDENCE,
             verbose: bool = False) -> Tuple[List[str], int]:
     """Output lines and the number of regressions; BadInput when the sides
     cannot be compared. The lines are the changes of growth (REGRESSION,
@@ -138,7 +158,7 @@ def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: st
     below = len(common) - len(shown)
     for key, *results in _fitted_pairs(shown, b, c, cand is base, metric, statistic):
         rc = c[key]
-        fits, points = [], []
+        fits, points, whole = [], [], []
         for side, result in zip(("baseline", "candidate"), results):
             if isinstance(result, aprof_fit.NotEnoughPoints):
                 not_compared.append(f"NOT COMPARED {_label(rc)}: {side} has {result.distinct} "
@@ -149,6 +169,7 @@ def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: st
                 raise result
             fits.append(result.best)
             points.append((result.sizes, result.costs))   # the points fitted (envelope)
+            whole.append(result)
         if len(fits) < 2:
             continue
         fb, fc = fits
@@ -160,7 +181,12 @@ def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: st
         if abs(delta) <= tolerance:
             unchanged.append("UNCHANGED " + text)
             continue
-        # Does the side with the steeper fit reject the other side's class?
+        # Only two confident fits whose exponents' intervals are disjoint,
+        # and whose steeper side rejects the other side's class, count.
+        doubt = _unconfirmed(*whole)
+        if doubt:
+            weak.append(f"UNCONFIRMED {text}: {doubt}" + detail)
+            continue
         steep, flat, (sizes, costs) = (fc, fb, points[1]) if delta > 0 else (fb, fc, points[0])
         evidence = aprof_fit.fit_model(sizes, costs, flat.model, flat.k).criterion - steep.criterion
         if evidence < min_evidence:
@@ -218,8 +244,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE, metavar="T",
                    help=f"largest growth exponent increase that is not a regression "
                    f"(default {DEFAULT_TOLERANCE}: n -> n log n passes, n -> n^1.5 fails)")
-    p.add_argument("--min-share", type=float, default=0.0, metavar="PCT",
-                   help="skip routines below PCT%% of the total cost on both sides (default 0)")
+    p.add_argument("--min-share", type=float, default=DEFAULT_MIN_SHARE, metavar="PCT",
+                   help="skip routines below PCT%% of the total cost on both sides "
+                   f"(default {DEFAULT_MIN_SHARE:g}; 0 compares every routine)")
     p.add_argument("--min-evidence", type=float, default=DEFAULT_EVIDENCE, metavar="D",
                    help="AICc difference by which the steeper side's points must reject the other "
                    f"side's class to count (default {DEFAULT_EVIDENCE:g}; 0: growth change alone)")

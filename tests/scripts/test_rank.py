@@ -61,9 +61,10 @@ def test_ranked_by_predicted_share_at_scale(tmp_path):
     assert order(r.stdout)[:3] == ["quad", "lin", "const"]
     assert order(run("--scale", "2", path).stdout)[:3] == ["lin", "quad", "const"]
     rows = {line.split()[6]: line for line in r.stdout.splitlines() if re.match(r"\s*\d+\s+\d+\.", line)}
-    assert re.search(r"\bn\^2\s+\S+ \+ \S+·n\^2\s+(0\.99\d\d|1\.0000)", rows["quad"])
-    assert re.fullmatch(r"\d+\.\d\d% now, \d+\.\d\d% at 10x input \(n\^2, R\^2 1\.00, 12 sizes\); "
-                        r"confident", why(r.stdout, "quad"))
+    # The model with its exponent's 95% interval, then the formula.
+    assert re.search(r"\bn\^2 \[1\.9\d, 2\.0\d\]\s+\S+ \+ \S+·n\^2\s+(0\.99\d\d|1\.0000)", rows["quad"])
+    assert re.fullmatch(r"\d+\.\d\d% now, \d+\.\d\d% at 10x input \(n\^2 \[1\.9\d, 2\.0\d\], R\^2 1\.00, "
+                        r"12 sizes\); confident", why(r.stdout, "quad"))
     now, later = map(float, re.findall(r"(\d+\.\d\d)%", why(r.stdout, "quad")))
     assert later > 4 * now and later < 100
 

@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Tests of where growth comes from (aprof_trms/carriers.py) and of the
+# ranking's use of it (rank.py): a routine whose growth is carried by a
+# callee comes after the routines where growth comes from.
+#
+# Copyright (C) 2026, the aprof-trms authors.
+"""On a key-value server the event loop, the request reader and the
+dispatcher ranked above the routine that does the growing work; on an
+interpreter, the interpreter loop above the sort."""
+import os
+
+import synthetic
+from aprof_trms import carriers, profile, rank
+
+OBJ = "/usr/bin/server"
+
+
+def routine(name, cost):
+    return profile.RoutineProfile((OBJ, name), name, name, OBJ, calls=10, self_cost=cost // 10,
+                                  cumulative_cost=cost)
+
+
+def server(edges, costs):
+    routines = {(OBJ, name): routine(name, cost) for name, cost in costs.items()}
+    calls = {((OBJ, a), (OBJ, b)): profile.EdgeTotals(5, cost) for (a, b), cost in edges.items()}
+    return profile.Profile([], [], "bb", 4, True, "all", max(costs.values()), routines, calls=calls)
+
+
+GROWTH = {"loop": 1.0, "dispatch": 1.1, "reply": 1.0, "compare": 0.0, "sort": 1.1,
+          "side": 1.0}
+
+
+def growth_of(r):
+    return GROWTH.get(r.name)
+
+
+def test_a_chain_of_carriers_leads_to_the_source():
+    p = server({("loop", "dispatch"): 900, ("dispatch", "reply"): 800, ("dispatch", "side"): 50},
+               {"loop": 1000, "dispatch": 900, "reply": 800, "side": 50})
+    r = p.routines
+    assert carriers.carrier_of(p, r[(OBJ, "loop")], growth_of) is r[(OBJ, "dispatch")]
+    assert carriers.source_of(p, r[(OBJ, "loop")], growth_of) is r[(OBJ, "reply")]
+    assert carriers.source_of(p, r[(OBJ, "reply")], growth_of) is None
+
+
+def test_a_callee_that_does_not_grow_or_holds_little_carries_nothing():
+    # A sort spends most of its cost in calls of a comparison whose own
+    # cost does not grow: the growth is the sort's.
+    p = server({("sort", "compare"): 700, ("loop", "side"): 400},
+               {"sort": 1000, "compare": 700, "loop": 1000, "side": 400})
+    r = p.routines
+    assert carriers.carrier_of(p, r[(OBJ, "sort")], growth_of) is None
+    # Below CARRIED_SHARE of the caller's cost: not its carrier.
+    assert carriers.carrier_of(p, r[(OBJ, "loop")], growth_of) is None
+
+
+def test_recursion_and_cycles_end():
+    p = server({("loop", "loop"): 900, ("loop", "dispatch"): 900, ("dispatch", "loop"): 900},
+               {"loop": 1000, "dispatch": 950})
+    assert carriers.source_of(p, p.routines[(OBJ, "loop")], growth_of) is p.routines[(OBJ, "dispatch")]
+
+
+def test_rank_puts_the_source_before_its_carriers(tmp_path):
+    """The loop's cost is its callee's plus a little: both grow alike, the
+    loop has the larger share and would come first; the callee carries it."""
+    sizes = synthetic.sizes(16)
+    path = synthetic.write_report(tmp_path / "r", [
+        synthetic.Routine("loop", lambda n: 1.05 * (40 * n + 100), sizes),
+        synthetic.Routine("work", lambda n: 40 * n + 100, sizes, caller="loop"),
+        synthetic.Routine("other", lambda n: 3 * n * n, sizes),
+    ])
+    p = profile.load_profile([path])
+    rows = rank.rank_routines(p, list(p.routines.values()))
+    names = [row.routine.name for row in rows]
+    assert names.index("work") < names.index("loop"), names
+    loop = rows[names.index("loop")]
+    assert loop.source is not None and loop.source.name == "work"
+    assert "carried by its callee work" in loop.reason
+    assert rows[names.index("work")].source is None
+    csv_path = os.path.join(tmp_path, "r.csv")
+    with open(csv_path, "w") as out:
+        rank.write_csv(out, "trms", rows, False)
+    with open(csv_path) as f:
+        assert ",work," in f.read().split("\n")[names.index("loop") + 1]

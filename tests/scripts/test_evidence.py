@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Tests of what a fit's points support (aprof_trms/evidence.py) and of the
+# doubts, the exponent interval and the growth factor fit.py derives from it.
+#
+# Copyright (C) 2026, the aprof-trms authors.
+"""On real programs the top-ranked growth was fake: hundreds of sizes in
+four clusters fitted "confident n^3", and a mixed model extrapolated a term
+the points did not show. These tests pin the rules that prevent it."""
+import math
+
+import numpy as np
+import pytest
+
+import synthetic  # noqa: F401  (puts scripts/ on sys.path)
+from aprof_trms import evidence, fit
+
+
+def test_sizes_are_counted_in_clusters_on_a_log_scale():
+    # Four value sizes of a server's replies, each with some spread.
+    assert evidence.size_clusters([16, 17, 18, 130, 135, 1024, 1100, 4096, 4200]) == 4
+    assert evidence.size_clusters([8, 10, 13, 16, 20, 25]) == 6   # 1.25x steps apart
+    assert evidence.size_clusters([0, 0, 1, 2]) == 3              # 0 is a cluster of its own
+    assert evidence.size_span([0, 4, 8, 16]) == 4.0
+    assert evidence.size_span([5]) == 1.0
+
+
+def test_tail_slope_is_the_points_slope_at_the_largest_sizes():
+    n = np.array([100, 200, 400, 800, 1600, 3200.0])
+    assert evidence.tail_slope(n, 3 * n ** 1.9) == pytest.approx(1.9)
+    # Linear below, quadratic over the largest doublings: the tail says 2.
+    bent = np.where(n < 800, 10 * n, 10 * 800 * (n / 800) ** 2)
+    assert evidence.tail_slope(n, bent) == pytest.approx(2.0)
+
+
+def test_tail_slope_resists_one_odd_point():
+    """A worst-case curve scatters: one cheap point just below the largest
+    size must not swing the slope (a least-squares slope goes to 0.2)."""
+    n = np.array([1000, 1100, 1200, 1300, 1400, 1500, 1600, 1700, 1800, 1900, 2000.0])
+    y = 5 * n
+    y[-2] = y[-2] / 50
+    assert evidence.tail_slope(n, y) == pytest.approx(1.0, abs=0.05)
+
+
+def test_local_slope_and_growth_factor_follow_the_points_when_the_model_is_steeper():
+    mixed = fit.Fit("n^3", -113.0, 7.15e-6, None, 0.0, 1.0, 0.0, c=4.63)
+    assert evidence.local_slope(mixed.predict, 3200) == pytest.approx(2.88, abs=0.02)
+    factor, follows = evidence.growth_factor(mixed.predict, 3200, 10, points_slope=1.86)
+    assert follows and factor == pytest.approx(10 ** 1.86)
+    factor, follows = evidence.growth_factor(mixed.predict, 3200, 10, points_slope=2.8)
+    assert not follows and factor == pytest.approx(float(mixed.predict(32000) / mixed.predict(3200)))
+
+
+def clean(sizes, cost):
+    return fit.fit_points(sizes, [round(cost(n)) for n in sizes])
+
+
+def test_clustered_sizes_narrow_spans_and_thin_envelopes_are_inconclusive():
+    clustered = [40, 41, 42, 43, 400, 410, 420, 4000, 4100, 4200]
+    result = clean(clustered, lambda n: 3 * n * n + 50)
+    assert not result.conclusive
+    assert any("10 sizes fall in 3 clusters" in d for d in result.doubts), result.doubts
+    narrow = [1000 + 25 * i for i in range(12)]
+    result = clean(narrow, lambda n: 7 * n)
+    assert any("sizes span only 1.27x" in d for d in result.doubts), result.doubts
+    # Most points a cheap path: the envelope keeps 10 of 24 (the cheap
+    # points at the smallest size have nothing smaller to be cheaper than).
+    sizes = synthetic.sizes(8) * 3
+    costs = [100 * n if i < 8 else 10 + n for i, n in enumerate(sizes)]
+    result = fit.fit_points(sizes, costs)
+    assert result.left_out == 14
+    assert any("upper envelope keeps 10 of 24 points" in d for d in result.doubts), result.doubts
+    spread = clean(synthetic.sizes(12), lambda n: 3 * n * n + 50)
+    assert spread.conclusive, spread.doubts
+
+
+def test_a_model_steeper_than_its_points_at_the_largest_sizes_is_inconclusive():
+    sizes = synthetic.sizes(12)
+    result = clean(sizes, lambda n: 20 * n ** 1.5)
+    assert result.conclusive, result.doubts
+    # The same points with a chosen model that bends up more at the top.
+    result.best = fit.Fit("n^3", 0.0, 20 * max(sizes) ** -1.5, None, 0.0, 0.99, 0.0)
+    doubts = fit._doubts(result)
+    assert any(d.startswith("grows with slope 3.00 at the largest sizes, where its points rise "
+                            "with slope 1.50") for d in doubts), doubts
+    assert result.effective_growth() == pytest.approx(1.5, abs=0.01)
+
+
+def noisy_n_log_n(sizes, seed):
+    rng = np.random.default_rng(seed)
+    return fit.fit_points(sizes, [round(4 * n * math.log2(n + 1) * (1 + 0.02 * rng.standard_normal()))
+                                  for n in sizes])
+
+
+def test_the_exponent_interval_counts_clusters_not_points():
+    spread = [int(40 * 1000 ** (i / 15)) for i in range(16)]       # 40 to 40,000
+    low, high = noisy_n_log_n(spread, 5).interval   # n log n looks like n^1.15 here
+    assert 1.05 < low <= high < 1.3 and high - low < 0.1, (low, high)
+    # The same span in four clusters of four sizes: as many points, four
+    # observations of the exponent, a wider interval.
+    clustered = [int(s * f) for s in (40, 400, 4000, 40000) for f in (1.0, 1.02, 1.04, 1.06)]
+    c_low, c_high = noisy_n_log_n(clustered, 5).interval
+    assert c_high - c_low > 1.5 * (high - low), ((low, high), (c_low, c_high))
+    # A constant has no exponent to bound.
+    assert clean(spread, lambda n: 500).interval is None
+
+
+def test_points_rising_by_orders_of_magnitude_get_a_growing_power_of_last_resort():
+    sizes = [100, 150, 220, 330, 500, 700]
+    power = fit._log_log_power(sizes, [0.001 * n ** 5.8 for n in sizes])
+    assert power.model == "n^k" and power.k == pytest.approx(5.8) and power.b > 0
+    assert fit._log_log_power(sizes, [1000.0 / n for n in sizes]) is None
