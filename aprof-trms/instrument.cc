@@ -5,6 +5,7 @@
 // Copyright (C) 2026, the aprof-trms authors.
 #include "instrument.h"
 
+#include "go_preemption.h"
 #include "object_lookup.h"
 #include "options.h"
 #include "runtime_hooks.h"
@@ -328,7 +329,8 @@ IRSB* Instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayout* 
                  IRType host_word_type) {
   if (guest_word_type != Ity_I64 || host_word_type != Ity_I64)
     VG_(tool_panic)("aprof-trms supports only amd64 guests and hosts");
-  return SuperblockInstrumenter(sb_in, layout, closure->readdr).Run();
+  const Addr address = closure->readdr;
+  return SuperblockInstrumenter(WithoutGoAsyncPreemption(sb_in, layout, address), layout, address).Run();
 }
 
 }  // namespace aprof

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Go's asynchronous preemption, turned off from inside the tool (see
+// docs/design.md, "Goroutines"): the runtime's preemption signals are not
+// sent, as with GODEBUG=asyncpreemptoff=1.
+//
+// Copyright (C) 2026, the aprof-trms authors.
+#ifndef APROF_GO_PREEMPTION_H
+#define APROF_GO_PREEMPTION_H
+
+#include "valgrind_headers.h"
+
+namespace aprof {
+
+// The superblock to translate instead of `in`, which starts at `address`:
+// `in` itself, or, at the entry of Go's runtime.tgkill unless
+// --go-async-preemption=yes, `in` sending no preemption signal (SIGURG).
+IRSB* WithoutGoAsyncPreemption(IRSB* in, const VexGuestLayout* layout, Addr address);
+
+}  // namespace aprof
+
+#endif  // APROF_GO_PREEMPTION_H
