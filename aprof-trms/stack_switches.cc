@@ -80,6 +80,10 @@ void CallTracker::FollowStackPointer(ThreadCalls& t, uptr stack_pointer, bool at
   SetWindow(t, stack_pointer);
 }
 
+bool CallTracker::CallStack::Reaches(uptr stack_pointer) const {
+  return low <= high && stack_pointer >= low && stack_pointer <= high + kAboveHighest;
+}
+
 CallTracker::CallStack* CallTracker::StackOf(ThreadCalls& t, uptr stack_pointer) {
   CallStack& running = *t.stack;
   running.TakeSpanOfFrames();
@@ -87,10 +91,9 @@ CallTracker::CallStack* CallTracker::StackOf(ThreadCalls& t, uptr stack_pointer)
   // pointer lands just above its top frame, the routine that switched) or
   // a jump into it.
   for (CallStack* s : t.stacks) {
-    if (s != &running && s->low <= s->high && stack_pointer >= s->low &&
-        stack_pointer <= s->high + kAboveHighest)
-      return s;
+    if (s != &running && s->Reaches(stack_pointer)) return s;
   }
+  if (CallStack* adopted = AdoptSuspendedStack(t, stack_pointer)) return adopted;
   // Still the running stack: in the thread's own stack segment, as Valgrind
   // knows it; for other stacks (whose extent nobody knows), not much deeper
   // than the stack reached before, nor above its outermost frame.
@@ -120,6 +123,34 @@ CallTracker::CallStack* CallTracker::StackOf(ThreadCalls& t, uptr stack_pointer)
   return fresh;
 }
 
+CallTracker::CallStack* CallTracker::AdoptSuspendedStack(ThreadCalls& t, uptr stack_pointer) {
+  for (ThreadCalls* other : threads_) {
+    if (other == nullptr || other == &t) continue;
+    // Never another thread's own stack (stacks[0]), nor one of its chain.
+    for (size_t i = 1; i < other->stacks.size(); ++i) {
+      CallStack* s = other->stacks[i];
+      if (!s->Reaches(stack_pointer)) continue;
+      bool in_chain = false;
+      for (const CallStack* c : other->chain) in_chain |= c == s;
+      if (in_chain) return nullptr;
+      other->stacks[i] = other->stacks.back();
+      other->stacks.pop_back();
+      // What ran on the other thread stays in its profile, whose cost it
+      // is: the suspended activations complete there, and their frames
+      // start new activations here when the stack resumes.
+      engine_.SwitchTo(other->tid);
+      for (size_t j = s->earlier.size(); j-- > 0;)
+        engine_.CompleteSuspended(s->earlier[j], j > 0 ? s->earlier[j - 1].routine : kNoCaller);
+      s->earlier.clear();
+      engine_.SwitchTo(t.tid);
+      t.stacks.push_back(s);
+      ++adopted_stacks_;
+      return s;
+    }
+  }
+  return nullptr;
+}
+
 void CallTracker::SuspendRunningStack(ThreadCalls& t) {
   CallStack& s = *t.stack;
   APROF_CHECK(t.chain.size() > 1 && t.signals.empty());
@@ -141,9 +172,12 @@ void CallTracker::ResumeStack(ThreadCalls& t, CallStack* stack) {
   t.stack->TakeSpanOfFrames();
   t.chain.push_back(stack);
   t.stack = stack;
-  // Every frame of a suspended stack has its earlier runs.
-  APROF_CHECK_EQ(stack->earlier.size(), stack->frames.size());
+  // Every frame of a suspended stack has its earlier runs, unless the stack
+  // was taken over from another thread (AdoptSuspendedStack): then none has.
+  APROF_CHECK(stack->earlier.size() == stack->frames.size() || stack->earlier.empty());
   for (const ActivationResult& earlier : stack->earlier) engine_.Resume(earlier);
+  for (size_t i = stack->earlier.size(); i < stack->frames.size(); ++i)
+    engine_.Call(stack->frames[i].routine);
 }
 
 void CallTracker::SetWindow(ThreadCalls& t, uptr stack_pointer) {
