@@ -64,11 +64,18 @@ IRSB* WithoutPreemptionSignal(const IRSB* in, const VexGuestLayout* layout) {
   return out;
 }
 
+// Set when runtime.tgkill was translated: the client is a Go program.
+bool go_thread_kill_seen = false;
+
 }  // namespace
 
 IRSB* WithoutGoAsyncPreemption(IRSB* in, const VexGuestLayout* layout, Addr address) {
-  if (TheOptions().go_async_preemption || !IsGoThreadKill(address)) return in;
+  if (!IsGoThreadKill(address)) return in;
+  go_thread_kill_seen = true;
+  if (TheOptions().go_async_preemption) return in;
   return WithoutPreemptionSignal(in, layout);
 }
+
+bool GoThreadKillSeen() { return go_thread_kill_seen; }
 
 }  // namespace aprof

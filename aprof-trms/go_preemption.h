@@ -16,6 +16,10 @@ namespace aprof {
 // --go-async-preemption=yes, `in` sending no preemption signal (SIGURG).
 IRSB* WithoutGoAsyncPreemption(IRSB* in, const VexGuestLayout* layout, Addr address);
 
+// Whether the program ran Go's runtime.tgkill (the report then says whether
+// asynchronous preemption was on).
+bool GoThreadKillSeen();
+
 }  // namespace aprof
 
 #endif  // APROF_GO_PREEMPTION_H

@@ -47,7 +47,8 @@ FORMAT_VERSION = 4
 # (--input-sources=yes); version 2 has neither.
 _OLD_FIELD_COUNTS = {1: {"routine": 5}, 2: {}, 3: {}}
 # The records a version introduced: an older report that has one is malformed.
-_SINCE_VERSION = {"contexts": 4, "context": 4, "context-trms": 4, "context-rms": 4}
+_SINCE_VERSION = {"contexts": 4, "context": 4, "context-trms": 4, "context-rms": 4,
+                  "go-async-preemption": 4}
 METRICS = ("trms", "rms")
 COST_METRICS = ("bb", "instructions")
 RESOLUTIONS = (1, 2, 4, 8, 16)
@@ -90,6 +91,9 @@ class Header:
     # The depth limit of --collect-context=yes runs (version 4): the report
     # has context, context-trms and context-rms records. None: no contexts.
     context_depth: Optional[int] = None
+    # Go programs (version 4): whether the runtime could preempt goroutines
+    # by signals (--go-async-preemption); None: not a Go program.
+    go_async_preemption: Optional[bool] = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -283,19 +287,20 @@ _TAGS = {
     "tool": (3, 1), "command": (None, 2), "pid": (2, 3), "cost-metric": (1, 4),
     "memory-resolution": (1, 5), "syscall-input": (1, 6), "trms-tracking": (1, 7),
     "shadow-peak-bytes": (1, 7.5),  # after trms-tracking, before thread
-    "input-sources": (1, 7.7), "contexts": (1, 7.8),
+    "input-sources": (1, 7.7), "contexts": (1, 7.8), "go-async-preemption": (1, 7.9),
     "thread": (3, 8), "routine": (8, 9), "totals": (5, 10),
     "trms": (11, 11), "rms": (11, 12), "call": (5, 12.2),
     "thread-source": (5, 12.3), "kernel-source": (4, 12.6),
     "context": (3, 12.7), "context-trms": (11, 12.8), "context-rms": (11, 12.9),
     "end": (1, 13),
 }
-_LAST_HEADER_RANK = 7.8
+_LAST_HEADER_RANK = 7.9
 # Tags of records that come in runs (the body, but its end).
 _REPEATED_TAGS = frozenset(t for t, (_, rank) in _TAGS.items() if _LAST_HEADER_RANK < rank and t != "end")
 # Header records that may be absent (written only when not the default, or
 # not yet written by older versions).
-_OPTIONAL_TAGS = ("trms-tracking", "shadow-peak-bytes", "input-sources", "contexts")
+_OPTIONAL_TAGS = ("trms-tracking", "shadow-peak-bytes", "input-sources", "contexts",
+                  "go-async-preemption")
 _TUPLE_FIELDS = tuple(f.replace("_", " ") for f in CostTuple._fields)
 # CostTuple._make without its length check (the field count is checked before).
 _new_cost_tuple = functools.partial(tuple.__new__, CostTuple)
@@ -457,6 +462,11 @@ class _Parser:
         if depth < 1:
             raise self.error(f"'{tag}' record: depth limit must be at least 1, found {depth}")
         self.header["context_depth"] = depth
+
+    def rec_go_async_preemption(self, tag, args):
+        if args[0] not in ("on", "off"):
+            raise self.error(f"'{tag}' record: expected on or off, found {args[0]!r}")
+        self.header["go_async_preemption"] = args[0] == "on"
 
     def rec_shadow_peak_bytes(self, tag, args):
         self.header["shadow_peak_bytes"] = self.int_field(tag, "peak shadow bytes", args[0])
@@ -659,7 +669,8 @@ class _Parser:
                         h["command"], h["pid"], h["ppid"], h["cost_metric"],
                         h["memory_resolution"], h["syscall_input"],
                         h.get("trms_tracking", True), h.get("shadow_peak_bytes"),
-                        h.get("input_sources", False), h.get("context_depth"))
+                        h.get("input_sources", False), h.get("context_depth"),
+                        h.get("go_async_preemption"))
         return Report(self.path, header, self.threads, self.routines, self.totals,
                       self.metrics["trms"], self.metrics["rms"],
                       self.thread_sources, self.kernel_sources, self.calls, self.contexts,

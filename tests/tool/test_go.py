@@ -93,6 +93,9 @@ def test_runtime_preempts_the_sort_when_asked_to(runs):
     program = runs["program"]
     assert all(n > 0 for n in preemptions(runs["preempting"], program).values()), \
         preemptions(runs["preempting"], program)
+    # The reports say whether the runtime could preempt by signals.
+    assert runs["preempting"].report.header.go_async_preemption is True
+    assert runs["default"].report.header.go_async_preemption is False
     for name in ("default", "reference"):
         assert preemptions(runs[name], program) == dict.fromkeys(PREEMPTION_ROUTINES, 0), name
 
