@@ -133,12 +133,16 @@ class CallTracker {
   void Pop(ThreadCalls& t);
 
   // --- Stack switches (stack_switches.cc) ---
-  // The stack pointer left the running stack's window: runs on the stack it
-  // belongs to (switching if it is another one) and moves the window.
-  // at_function_entry: the block entered is a routine's first.
-  void FollowStackPointer(ThreadCalls& t, uptr stack_pointer, bool at_function_entry);
-  // The stack that stack_pointer belongs to (a new one if none).
-  CallStack* StackOf(ThreadCalls& t, uptr stack_pointer);
+  // The stack pointer left the running stack's window, or a known switch
+  // routine ran (Go's gogo): runs on the stack it belongs to (switching if
+  // it is another one) and moves the window. at_function_entry: the block
+  // entered is a routine's first.
+  void FollowStackPointer(ThreadCalls& t, uptr stack_pointer, bool at_function_entry,
+                          bool known_switch);
+  // The stack that stack_pointer belongs to (a new one if none). After a
+  // known switch, a stack pointer off the running stack's known ones is not
+  // the running stack's, whatever the window.
+  CallStack* StackOf(ThreadCalls& t, uptr stack_pointer, bool known_switch);
   // A stack that another thread ran on and left suspended, that
   // stack_pointer lies on: moved, with its frames, to thread t; or null.
   // A goroutine that Go's scheduler resumes on another OS thread goes on

@@ -78,4 +78,13 @@ IRSB* WithoutGoAsyncPreemption(IRSB* in, const VexGuestLayout* layout, Addr addr
 
 bool GoThreadKillSeen() { return go_thread_kill_seen; }
 
+bool EntersGoroutine(Addr address) {
+  // runtime.gogo (Go 1.16 and earlier), or runtime.gogo.abi0 and the local
+  // routine gogo it jumps to (Go 1.17 and later).
+  const HChar* name;
+  return VG_(get_fnname)(VG_(current_DiEpoch)(), address, &name) &&
+         (VG_STREQ(name, "gogo") || VG_STREQ(name, "runtime.gogo") ||
+          VG_STREQ(name, "runtime.gogo.abi0"));
+}
+
 }  // namespace aprof

@@ -16,6 +16,13 @@ namespace aprof {
 // --go-async-preemption=yes, `in` sending no preemption signal (SIGURG).
 IRSB* WithoutGoAsyncPreemption(IRSB* in, const VexGuestLayout* layout, Addr address);
 
+// The block at `address` belongs to Go's runtime.gogo, whose last jump
+// lands on the stack of the goroutine it resumes. A stack switch whatever
+// the stack pointers: on threads other than the main one the scheduler's
+// stack lies in the Go heap's mapping, which Valgrind takes whole for the
+// thread's stack, goroutine stacks below it included.
+bool EntersGoroutine(Addr address);
+
 // Whether the program ran Go's runtime.tgkill (the report then says whether
 // asynchronous preemption was on).
 bool GoThreadKillSeen();

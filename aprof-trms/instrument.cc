@@ -45,6 +45,7 @@ class SuperblockInstrumenter {
     info_->is_function_entry = VG_(get_fnname_if_entry)(epoch_, address, &ignored);
     info_->is_plt_stub = info_->section == Vg_SectPLT ||
                          LooksLikePltStub(in, epoch_, address, ObjectDebugInfo(epoch_, address));
+    info_->enters_goroutine = EntersGoroutine(address);
   }
 
   // Stubs in .plt.got and .plt.sec, which Valgrind does not classify as

@@ -24,8 +24,10 @@ namespace {
 // How far above its highest known stack pointer a stack still reaches: the
 // code that started it (a trampoline such as glibc's __start_context) runs
 // just above its first frame. Small, so that a stack allocated right above
-// another one is told apart.
-constexpr uptr kAboveHighest = 4096;
+// another one is told apart: Go's goroutine stacks start at 2 KiB, side by
+// side (with 4 KiB, a goroutine resumed near the top of its stack was taken
+// for the one below it, and one blocking routine kept half of its cost).
+constexpr uptr kAboveHighest = 256;
 
 uptr Min(uptr a, uptr b) { return a < b ? a : b; }
 uptr Max(uptr a, uptr b) { return a > b ? a : b; }
@@ -55,8 +57,9 @@ void CallTracker::ReopenWindow(ThreadCalls& t) {
   t.window_last = 0;
 }
 
-void CallTracker::FollowStackPointer(ThreadCalls& t, uptr stack_pointer, bool at_function_entry) {
-  CallStack* target = StackOf(t, stack_pointer);
+void CallTracker::FollowStackPointer(ThreadCalls& t, uptr stack_pointer, bool at_function_entry,
+                                     bool known_switch) {
+  CallStack* target = StackOf(t, stack_pointer, known_switch);
   if (target != t.stack) {
     ++stack_switches_;
     size_t in_chain = 0;
@@ -84,7 +87,7 @@ bool CallTracker::CallStack::Reaches(uptr stack_pointer) const {
   return low <= high && stack_pointer >= low && stack_pointer <= high + kAboveHighest;
 }
 
-CallTracker::CallStack* CallTracker::StackOf(ThreadCalls& t, uptr stack_pointer) {
+CallTracker::CallStack* CallTracker::StackOf(ThreadCalls& t, uptr stack_pointer, bool known_switch) {
   CallStack& running = *t.stack;
   running.TakeSpanOfFrames();
   // Among the stack pointers of another stack: a return to it (the stack
@@ -99,7 +102,9 @@ CallTracker::CallStack* CallTracker::StackOf(ThreadCalls& t, uptr stack_pointer)
   // than the stack reached before, nor above its outermost frame.
   if (running.low > running.high) return &running;  // first look at this stack
   uptr lowest, highest;
-  if (&running == t.stacks[0] && OwnStackSegment(t.tid, &lowest, &highest)) {
+  if (known_switch) {
+    if (running.Reaches(stack_pointer)) return &running;
+  } else if (&running == t.stacks[0] && OwnStackSegment(t.tid, &lowest, &highest)) {
     if (stack_pointer >= lowest && stack_pointer <= highest) return &running;
   } else if (stack_pointer <= running.high + kAboveHighest &&
              (stack_pointer >= running.low ||
@@ -139,8 +144,12 @@ CallTracker::CallStack* CallTracker::AdoptSuspendedStack(ThreadCalls& t, uptr st
       // is: the suspended activations complete there, and their frames
       // start new activations here when the stack resumes.
       engine_.SwitchTo(other->tid);
-      for (size_t j = s->earlier.size(); j-- > 0;)
-        engine_.CompleteSuspended(s->earlier[j], j > 0 ? s->earlier[j - 1].routine : kNoCaller);
+      for (size_t j = s->earlier.size(); j-- > 0;) {
+        bool outermost = true;
+        for (size_t i = 0; i < j; ++i) outermost &= s->earlier[i].routine != s->earlier[j].routine;
+        engine_.CompleteSuspendedApart(s->earlier[j], j > 0 ? s->earlier[j - 1].routine : kNoCaller,
+                                       outermost);
+      }
       s->earlier.clear();
       engine_.SwitchTo(t.tid);
       t.stacks.push_back(s);
