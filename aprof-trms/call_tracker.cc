@@ -154,7 +154,9 @@ void CallTracker::OnSuperblockEntry(SuperblockInfo* block, uptr stack_pointer) {
   // One comparison on the common path: is the stack pointer still on the
   // running stack, near its frames?
   if (APROF_UNLIKELY(stack_pointer - t.window_low > t.window_last))
-    FollowStackPointer(t, stack_pointer, block->is_function_entry);
+    FollowStackPointer(t, stack_pointer, block->is_function_entry, /*known_switch=*/false);
+  else if (APROF_UNLIKELY(exit.from && exit.from->enters_goroutine) && t.signals.empty())
+    FollowStackPointer(t, stack_pointer, block->is_function_entry, /*known_switch=*/true);
 
   if (!t.signals.empty() && !t.signals.back().handler_entered) {
     t.signals.back().handler_entered = true;

@@ -52,6 +52,8 @@ class CallTracker {
 
   // Moves of a thread from one of its stacks to another (statistics).
   u64 stack_switches() const { return stack_switches_; }
+  // Stacks that moved from one thread to another (statistics).
+  u64 adopted_stacks() const { return adopted_stacks_; }
   // Counted with APROF_STATS only (core/platform.h): calls of the entry
   // hook, and frames closed by unwinding (returns, longjmp, exceptions).
   u64 superblock_entries() const { return superblock_entries_; }
@@ -86,6 +88,9 @@ class CallTracker {
     uptr high = 0;
 
     void TakeSpanOfFrames();
+    // The stack pointer lies among this stack's: from its deepest known
+    // stack pointer to a little above its highest.
+    bool Reaches(uptr stack_pointer) const;
   };
   struct SignalContext {
     size_t barrier;  // frames below belong to the interrupted code
@@ -128,12 +133,22 @@ class CallTracker {
   void Pop(ThreadCalls& t);
 
   // --- Stack switches (stack_switches.cc) ---
-  // The stack pointer left the running stack's window: runs on the stack it
-  // belongs to (switching if it is another one) and moves the window.
-  // at_function_entry: the block entered is a routine's first.
-  void FollowStackPointer(ThreadCalls& t, uptr stack_pointer, bool at_function_entry);
-  // The stack that stack_pointer belongs to (a new one if none).
-  CallStack* StackOf(ThreadCalls& t, uptr stack_pointer);
+  // The stack pointer left the running stack's window, or a known switch
+  // routine ran (Go's gogo): runs on the stack it belongs to (switching if
+  // it is another one) and moves the window. at_function_entry: the block
+  // entered is a routine's first.
+  void FollowStackPointer(ThreadCalls& t, uptr stack_pointer, bool at_function_entry,
+                          bool known_switch);
+  // The stack that stack_pointer belongs to (a new one if none). After a
+  // known switch, a stack pointer off the running stack's known ones is not
+  // the running stack's, whatever the window.
+  CallStack* StackOf(ThreadCalls& t, uptr stack_pointer, bool known_switch);
+  // A stack that another thread ran on and left suspended, that
+  // stack_pointer lies on: moved, with its frames, to thread t; or null.
+  // A goroutine that Go's scheduler resumes on another OS thread goes on
+  // in its frames; their activations complete on the thread they ran on
+  // and start anew on t (each thread's profile holds the cost it ran).
+  CallStack* AdoptSuspendedStack(ThreadCalls& t, uptr stack_pointer);
   // Suspends the frames of the running stack, which leaves the chain.
   void SuspendRunningStack(ThreadCalls& t);
   // Starts a new run of the frames of a suspended stack, which runs next.
@@ -150,6 +165,7 @@ class CallTracker {
   InternalVector<ThreadCalls*> threads_;  // indexed by ThreadId
   ThreadCalls* current_ = nullptr;
   u64 stack_switches_ = 0;
+  u64 adopted_stacks_ = 0;
   u64 superblock_entries_ = 0;
   u64 unwound_frames_ = 0;
 };

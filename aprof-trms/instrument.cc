@@ -5,6 +5,7 @@
 // Copyright (C) 2026, the aprof-trms authors.
 #include "instrument.h"
 
+#include "go_preemption.h"
 #include "object_lookup.h"
 #include "options.h"
 #include "runtime_hooks.h"
@@ -44,6 +45,7 @@ class SuperblockInstrumenter {
     info_->is_function_entry = VG_(get_fnname_if_entry)(epoch_, address, &ignored);
     info_->is_plt_stub = info_->section == Vg_SectPLT ||
                          LooksLikePltStub(in, epoch_, address, ObjectDebugInfo(epoch_, address));
+    info_->enters_goroutine = EntersGoroutine(address);
   }
 
   // Stubs in .plt.got and .plt.sec, which Valgrind does not classify as
@@ -328,7 +330,8 @@ IRSB* Instrument(VgCallbackClosure* closure, IRSB* sb_in, const VexGuestLayout* 
                  IRType host_word_type) {
   if (guest_word_type != Ity_I64 || host_word_type != Ity_I64)
     VG_(tool_panic)("aprof-trms supports only amd64 guests and hosts");
-  return SuperblockInstrumenter(sb_in, layout, closure->readdr).Run();
+  const Addr address = closure->readdr;
+  return SuperblockInstrumenter(WithoutGoAsyncPreemption(sb_in, layout, address), layout, address).Run();
 }
 
 }  // namespace aprof

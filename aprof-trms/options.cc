@@ -77,6 +77,7 @@ bool ProcessCommandLineOption(const char* arg) {
   } else if (VG_BOOL_CLO(arg, "--trms", o.track_trms)) {
   } else if (VG_BOOL_CLO(arg, "--input-sources", o.input_sources)) {
   } else if (VG_BOOL_CLO(arg, "--collect-context", o.collect_context)) {
+  } else if (VG_BOOL_CLO(arg, "--go-async-preemption", o.go_async_preemption)) {
   } else if (VG_STR_CLO(arg, "--context-depth", value)) {
     o.context_depth = static_cast<u32>(
         ParseNumber(arg, value, 1, 1000000, "a number from 1 to 1000000 (routines)"));
@@ -116,7 +117,10 @@ void PrintUsage() {
       "    --collect-context=no|yes        yes: also profile each routine per calling\n"
       "                                    context (chain of callers, recursion\n"
       "                                    folded) [no]\n"
-      "    --context-depth=<n>             contexts keep at most n routines [64]\n");
+      "    --context-depth=<n>             contexts keep at most n routines [64]\n"
+      "    --go-async-preemption=no|yes    yes: let Go programs preempt goroutines by\n"
+      "                                    a signal; no: as GODEBUG=asyncpreemptoff=1,\n"
+      "                                    goroutines yield at calls only [no]\n");
 }
 
 void PrintDebugUsage() {

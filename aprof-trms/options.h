@@ -24,6 +24,9 @@ struct Options {
   bool input_sources = false;  // --input-sources=yes: who produced induced input
   bool collect_context = false;  // --collect-context=yes: profiles per calling context
   u32 context_depth = 64;        // --context-depth: deepest context kept (docs/manual.md)
+  // --go-async-preemption=yes: Go's runtime may preempt a goroutine by a
+  // signal; by default its requests are dropped (instrument.cc).
+  bool go_async_preemption = false;
   Timestamp overflow_threshold = kMaxTimestamp;
 };
 

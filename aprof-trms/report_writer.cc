@@ -7,6 +7,7 @@
 
 #include "core/sort.h"
 #include "core/text_escape.h"
+#include "go_preemption.h"
 #include "syscall_input.h"
 #include "valgrind_headers.h"
 
@@ -325,6 +326,9 @@ void WriteRecords(RecordWriter& out, const ReportContext& c) {
   out.Tag("shadow-peak-bytes").Number(engine.shadow_peak_bytes()).End();
   if (c.options->input_sources) out.Tag("input-sources").Text("yes").End();
   if (engine.contexts()) out.Tag("contexts").Number(engine.contexts()->depth_limit()).End();
+  // Go programs only: whether the runtime could preempt goroutines by signals.
+  if (GoThreadKillSeen())
+    out.Tag("go-async-preemption").Text(c.options->go_async_preemption ? "on" : "off").End();
 
   for (size_t i = 0; i < engine.thread_record_count(); ++i) {
     const ThreadRecord& thread = engine.thread_record(i);

@@ -24,8 +24,10 @@ namespace {
 // How far above its highest known stack pointer a stack still reaches: the
 // code that started it (a trampoline such as glibc's __start_context) runs
 // just above its first frame. Small, so that a stack allocated right above
-// another one is told apart.
-constexpr uptr kAboveHighest = 4096;
+// another one is told apart: Go's goroutine stacks start at 2 KiB, side by
+// side (with 4 KiB, a goroutine resumed near the top of its stack was taken
+// for the one below it, and one blocking routine kept half of its cost).
+constexpr uptr kAboveHighest = 256;
 
 uptr Min(uptr a, uptr b) { return a < b ? a : b; }
 uptr Max(uptr a, uptr b) { return a > b ? a : b; }
@@ -55,8 +57,9 @@ void CallTracker::ReopenWindow(ThreadCalls& t) {
   t.window_last = 0;
 }
 
-void CallTracker::FollowStackPointer(ThreadCalls& t, uptr stack_pointer, bool at_function_entry) {
-  CallStack* target = StackOf(t, stack_pointer);
+void CallTracker::FollowStackPointer(ThreadCalls& t, uptr stack_pointer, bool at_function_entry,
+                                     bool known_switch) {
+  CallStack* target = StackOf(t, stack_pointer, known_switch);
   if (target != t.stack) {
     ++stack_switches_;
     size_t in_chain = 0;
@@ -80,23 +83,28 @@ void CallTracker::FollowStackPointer(ThreadCalls& t, uptr stack_pointer, bool at
   SetWindow(t, stack_pointer);
 }
 
-CallTracker::CallStack* CallTracker::StackOf(ThreadCalls& t, uptr stack_pointer) {
+bool CallTracker::CallStack::Reaches(uptr stack_pointer) const {
+  return low <= high && stack_pointer >= low && stack_pointer <= high + kAboveHighest;
+}
+
+CallTracker::CallStack* CallTracker::StackOf(ThreadCalls& t, uptr stack_pointer, bool known_switch) {
   CallStack& running = *t.stack;
   running.TakeSpanOfFrames();
   // Among the stack pointers of another stack: a return to it (the stack
   // pointer lands just above its top frame, the routine that switched) or
   // a jump into it.
   for (CallStack* s : t.stacks) {
-    if (s != &running && s->low <= s->high && stack_pointer >= s->low &&
-        stack_pointer <= s->high + kAboveHighest)
-      return s;
+    if (s != &running && s->Reaches(stack_pointer)) return s;
   }
+  if (CallStack* adopted = AdoptSuspendedStack(t, stack_pointer)) return adopted;
   // Still the running stack: in the thread's own stack segment, as Valgrind
   // knows it; for other stacks (whose extent nobody knows), not much deeper
   // than the stack reached before, nor above its outermost frame.
   if (running.low > running.high) return &running;  // first look at this stack
   uptr lowest, highest;
-  if (&running == t.stacks[0] && OwnStackSegment(t.tid, &lowest, &highest)) {
+  if (known_switch) {
+    if (running.Reaches(stack_pointer)) return &running;
+  } else if (&running == t.stacks[0] && OwnStackSegment(t.tid, &lowest, &highest)) {
     if (stack_pointer >= lowest && stack_pointer <= highest) return &running;
   } else if (stack_pointer <= running.high + kAboveHighest &&
              (stack_pointer >= running.low ||
@@ -120,6 +128,38 @@ CallTracker::CallStack* CallTracker::StackOf(ThreadCalls& t, uptr stack_pointer)
   return fresh;
 }
 
+CallTracker::CallStack* CallTracker::AdoptSuspendedStack(ThreadCalls& t, uptr stack_pointer) {
+  for (ThreadCalls* other : threads_) {
+    if (other == nullptr || other == &t) continue;
+    // Never another thread's own stack (stacks[0]), nor one of its chain.
+    for (size_t i = 1; i < other->stacks.size(); ++i) {
+      CallStack* s = other->stacks[i];
+      if (!s->Reaches(stack_pointer)) continue;
+      bool in_chain = false;
+      for (const CallStack* c : other->chain) in_chain |= c == s;
+      if (in_chain) return nullptr;
+      other->stacks[i] = other->stacks.back();
+      other->stacks.pop_back();
+      // What ran on the other thread stays in its profile, whose cost it
+      // is: the suspended activations complete there, and their frames
+      // start new activations here when the stack resumes.
+      engine_.SwitchTo(other->tid);
+      for (size_t j = s->earlier.size(); j-- > 0;) {
+        bool outermost = true;
+        for (size_t i = 0; i < j; ++i) outermost &= s->earlier[i].routine != s->earlier[j].routine;
+        engine_.CompleteSuspendedApart(s->earlier[j], j > 0 ? s->earlier[j - 1].routine : kNoCaller,
+                                       outermost);
+      }
+      s->earlier.clear();
+      engine_.SwitchTo(t.tid);
+      t.stacks.push_back(s);
+      ++adopted_stacks_;
+      return s;
+    }
+  }
+  return nullptr;
+}
+
 void CallTracker::SuspendRunningStack(ThreadCalls& t) {
   CallStack& s = *t.stack;
   APROF_CHECK(t.chain.size() > 1 && t.signals.empty());
@@ -141,9 +181,12 @@ void CallTracker::ResumeStack(ThreadCalls& t, CallStack* stack) {
   t.stack->TakeSpanOfFrames();
   t.chain.push_back(stack);
   t.stack = stack;
-  // Every frame of a suspended stack has its earlier runs.
-  APROF_CHECK_EQ(stack->earlier.size(), stack->frames.size());
+  // Every frame of a suspended stack has its earlier runs, unless the stack
+  // was taken over from another thread (AdoptSuspendedStack): then none has.
+  APROF_CHECK(stack->earlier.size() == stack->frames.size() || stack->earlier.empty());
   for (const ActivationResult& earlier : stack->earlier) engine_.Resume(earlier);
+  for (size_t i = stack->earlier.size(); i < stack->frames.size(); ++i)
+    engine_.Call(stack->frames[i].routine);
 }
 
 void CallTracker::SetWindow(ThreadCalls& t, uptr stack_pointer) {

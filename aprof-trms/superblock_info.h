@@ -34,6 +34,9 @@ struct SuperblockInfo {
   bool is_function_entry;
   // A PLT stub: it only jumps on to the callee, so it is not a routine.
   bool is_plt_stub;
+  // A block of Go's runtime.gogo, whose last jump lands on the stack of the
+  // goroutine it resumes (go_preemption.h: EntersGoroutine).
+  bool enters_goroutine;
   // The routine started at this address, resolved on the first call here.
   bool routine_known;
   bool routine_transparent;

@@ -174,6 +174,14 @@ void Engine::CompleteSuspended(const ActivationResult& runs, RoutineId caller) {
   Record(*current_->record, runs, caller);
 }
 
+void Engine::CompleteSuspendedApart(const ActivationResult& runs, RoutineId caller, bool outermost) {
+  if (!recording_) return;
+  ThreadRecord& record = *current_->record;
+  record.profile.AddActivation(runs, outermost, caller);
+  if (APROF_UNLIKELY(contexts_ != nullptr)) record.profile.RecordContextActivation(runs);
+  if (observer_) observer_(observer_context_, record, runs);
+}
+
 // --- Memory accesses -----------------------------------------------------------
 
 bool Engine::CellRange(uptr address, uptr size, uptr* first, uptr* last) {

@@ -176,6 +176,11 @@ class Engine {
   // `caller` is the routine of the frame below it on its stack (kNoCaller
   // for the stack's first frame).
   void CompleteSuspended(const ActivationResult& runs, RoutineId caller);
+  // The same for an activation whose suspended stack moves to another
+  // thread, while this thread may have activations of its own pending:
+  // `outermost` says whether no activation of the same routine lies below
+  // it on its stack.
+  void CompleteSuspendedApart(const ActivationResult& runs, RoutineId caller, bool outermost);
 
   // --- Introspection -------------------------------------------------------
   const EngineOptions& options() const { return options_; }

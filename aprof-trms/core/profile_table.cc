@@ -38,9 +38,12 @@ RoutineTotals& ThreadProfile::TotalsOf(RoutineId routine) {
 void ThreadProfile::RecordCall(RoutineId routine) { ++TotalsOf(routine).pending; }
 
 void ThreadProfile::RecordActivation(const ActivationResult& a, bool record, RoutineId caller) {
+  const bool outermost = --TotalsOf(a.routine).pending == 0;
+  if (record) AddActivation(a, outermost, caller);
+}
+
+void ThreadProfile::AddActivation(const ActivationResult& a, bool outermost, RoutineId caller) {
   RoutineTotals& totals = TotalsOf(a.routine);
-  const bool outermost = --totals.pending == 0;
-  if (!record) return;
   if (a.trms == a.rms) {
     AddToTuple(equal_sizes_.FindOrInsert({a.routine, a.trms}), a);
   } else {

@@ -123,6 +123,10 @@ class ThreadProfile {
   // routine of the parent activation, or kNoCaller.
   void RecordActivation(const ActivationResult& a, bool record = true,
                         RoutineId caller = kNoCaller);
+  // Enters a completed activation that was pending nowhere in this thread
+  // (a suspended activation whose stack moves to another thread): whether
+  // it is outermost is said, not counted.
+  void AddActivation(const ActivationResult& a, bool outermost, RoutineId caller);
 
   // Calls fn(const ProfileKey&, const InputSizeTuple&) for every input size
   // of every routine under `metric`, in no particular order.

@@ -52,7 +52,7 @@ FORMAT_VERSION = 5
 _OLD_FIELD_COUNTS = {1: {"routine": 5}, 2: {}, 3: {}, 4: {}}
 # The records a version introduced: an older report that has one is malformed.
 _SINCE_VERSION = {"contexts": 4, "context": 4, "context-trms": 4, "context-rms": 4,
-                  "kernel-writes-unseen": 5}
+                  "kernel-writes-unseen": 5, "go-async-preemption": 5}
 METRICS = ("trms", "rms")
 COST_METRICS = ("bb", "instructions")
 RESOLUTIONS = (1, 2, 4, 8, 16)
@@ -107,6 +107,9 @@ class Header:
     # The mechanisms of kernel_writes_unseen the process set up (version 5):
     # its input sizes may miss writes the kernel made outside system calls.
     kernel_writes_unseen: Tuple[str, ...] = ()
+    # Go programs (version 5): whether the runtime could preempt goroutines
+    # by signals (--go-async-preemption); None: not a Go program.
+    go_async_preemption: Optional[bool] = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -338,20 +341,20 @@ _TAGS = {
     "memory-resolution": (1, 5), "syscall-input": (1, 6), "kernel-writes-unseen": (1, 6.5),
     "trms-tracking": (1, 7),
     "shadow-peak-bytes": (1, 7.5),  # after trms-tracking, before thread
-    "input-sources": (1, 7.7), "contexts": (1, 7.8),
+    "input-sources": (1, 7.7), "contexts": (1, 7.8), "go-async-preemption": (1, 7.9),
     "thread": (3, 8), "routine": (8, 9), "totals": (5, 10),
     "trms": (11, 11), "rms": (11, 12), "call": (5, 12.2),
     "thread-source": (5, 12.3), "kernel-source": (4, 12.6),
     "context": (3, 12.7), "context-trms": (11, 12.8), "context-rms": (11, 12.9),
     "end": (1, 13),
 }
-_LAST_HEADER_RANK = 7.8
+_LAST_HEADER_RANK = 7.9
 # Tags of records that come in runs (the body, but its end).
 _REPEATED_TAGS = frozenset(t for t, (_, rank) in _TAGS.items() if _LAST_HEADER_RANK < rank and t != "end")
 # Header records that may be absent (written only when not the default, or
 # not yet written by older versions).
 _OPTIONAL_TAGS = ("kernel-writes-unseen", "trms-tracking", "shadow-peak-bytes", "input-sources",
-                  "contexts")
+                  "contexts", "go-async-preemption")
 # Header records that may come more than once in a row (their handler
 # checks the order of their values).
 _REPEATED_HEADER_TAGS = ("kernel-writes-unseen",)
@@ -536,6 +539,11 @@ class _Parser:
         self.header["context_depth"] = depth
         if self.tuple_sink is not None:
             self.consistency.keep_tuples()
+
+    def rec_go_async_preemption(self, tag, args):
+        if args[0] not in ("on", "off"):
+            raise self.error(f"'{tag}' record: expected on or off, found {args[0]!r}")
+        self.header["go_async_preemption"] = args[0] == "on"
 
     def rec_shadow_peak_bytes(self, tag, args):
         self.header["shadow_peak_bytes"] = self.int_field(tag, "peak shadow bytes", args[0])
@@ -741,7 +749,7 @@ class _Parser:
                         h["memory_resolution"], h["syscall_input"],
                         h.get("trms_tracking", True), h.get("shadow_peak_bytes"),
                         h.get("input_sources", False), h.get("context_depth"),
-                        h.get("kernel_writes_unseen", ()))
+                        h.get("kernel_writes_unseen", ()), h.get("go_async_preemption"))
         return Report(self.path, header, self.threads, self.routines, self.totals,
                       self.metrics["trms"], self.metrics["rms"],
                       self.thread_sources, self.kernel_sources, self.calls, self.contexts,

@@ -46,7 +46,9 @@ routines a user needs to look at:
     default) of the total cost;
   - that are not entry wrappers of the C runtime (ENTRY_WRAPPERS: _start,
     __libc_start_main, start_thread, ...): their cost is the whole program's
-    or a whole thread's, and their "input" is everything it reads.
+    or a whole thread's, and their "input" is everything it reads; nor Go's
+    runtime entry and goroutine switching code (runtime.main, runtime.gogo,
+    runtime.mcall, runtime.gopark, ...), whose cost holds other goroutines'.
 Naming routines (-r, -e) or --all turns the default choice off; --min-share
 then applies only when given. Object filters always apply. The chosen
 routines come largest cumulative (inclusive) cost first, unless the caller
@@ -73,13 +75,29 @@ __all__ = ["ENTRY_WRAPPERS", "LIBC_OBJECTS", "MIN_DISTINCT_SIZES", "Selection",
 # which needs numpy and scipy, so that commands check their arguments fast.
 MIN_DISTINCT_SIZES = 5
 
-# Program and thread entry points of glibc and its loader.
+# Program and thread entry points of glibc and its loader, and Go's.
 ENTRY_WRAPPERS = frozenset({
     "_start", "_dl_start", "_dl_start_final", "_dl_start_user", "_dl_sysdep_start",
     "__libc_start_main", "__libc_start_main_impl", "__libc_start_call_main",
     "start_thread", "clone", "clone3", "__clone", "__clone3", "__clone_internal",
     "_dl_init", "call_init", "_init", "_fini", "__libc_csu_init",
-})
+}) | frozenset(
+    # Go's runtime: the program's and the threads' entry, and the scheduler
+    # code that switches between goroutines. The tool nests a resumed
+    # goroutine's frames in the scheduler frames that resumed it, so their
+    # cost holds other goroutines' work (docs/design.md, "Goroutines").
+    # Assembly routines called from Go carry the suffix .abi0 (Go 1.17+).
+    name + suffix
+    for name in ("runtime.rt0_go", "runtime.main", "runtime.mstart", "runtime.mstart0",
+                 "runtime.mstart1", "runtime.schedule", "runtime.findrunnable",
+                 "runtime.findRunnable", "runtime.execute", "runtime.gogo", "gogo",
+                 "runtime.mcall", "runtime.systemstack", "runtime.morestack",
+                 "runtime.morestack_noctxt", "runtime.newstack", "runtime.gopark",
+                 "runtime.goparkunlock", "runtime.park_m", "runtime.Gosched", "runtime.gosched_m",
+                 "runtime.goschedImpl", "runtime.gopreempt_m", "runtime.preemptPark",
+                 "runtime.asyncPreempt", "runtime.asyncPreempt2", "runtime.goexit",
+                 "runtime.goexit0", "runtime.goexit1", "runtime.exitsyscall0")
+    for suffix in ("", ".abi0"))
 LIBC_OBJECTS = ("ld-linux*.so*", "ld.so*", "ld-*.so", "libc.so*", "libc-*.so")
 _GLOB_CHARS = re.compile(r"[*?\[]")
 

@@ -435,6 +435,22 @@ def test_optional_shadow_peak_record():
                  "duplicate 'shadow-peak-bytes' record")
 
 
+def test_optional_go_async_preemption_record():
+    v5 = ["aprof-trms-report\t5"] + HEADER[1:]
+    assert ar.loads(report_text(EXAMPLE_BODY_V2, header=v5)).header.go_async_preemption is None
+    for value, on in (("off", False), ("on", True)):
+        header = v5 + ["shadow-peak-bytes\t1", f"go-async-preemption\t{value}"]
+        assert ar.loads(report_text(EXAMPLE_BODY_V2, header=header)).header.go_async_preemption is on
+    expect_error(report_text(EXAMPLE_BODY_V2, header=v5 + ["go-async-preemption\tyes"]), 8,
+                 "expected on or off, found 'yes'")
+    v4 = ["aprof-trms-report\t4"] + HEADER[1:]
+    expect_error(report_text(EXAMPLE_BODY_V2, header=v4 + ["go-async-preemption\toff"]), 8,
+                 "version")
+    # The last header record, before the threads.
+    expect_error(report_text(EXAMPLE_BODY_V2, header=v5 + ["go-async-preemption\toff",
+                                                        "shadow-peak-bytes\t1"]), 9, "out of order")
+
+
 def test_duplicate_and_missing_header_records():
     header = HEADER[:2] + [HEADER[1]] + HEADER[2:]
     expect_error(report_text(EXAMPLE_BODY, header=header), 3, "duplicate 'tool' record")

@@ -128,6 +128,23 @@ def test_default_choice_skips_wrappers_unfittable_and_negligible(tmp_path):
     assert text.startswith(f"chose {len(got)} of {len(prof.routines)} routines")
 
 
+def test_default_choice_skips_go_scheduler(tmp_path):
+    """Go's goroutine switching code carries other goroutines' cost (the
+    tool nests a resumed goroutine in the scheduler frames that resumed it):
+    never chosen by default, as the C runtime's entry wrappers."""
+    many = synthetic.sizes(12)
+    switches = ("runtime.gogo.abi0", "gogo", "runtime.mcall", "runtime.gopark",
+                "runtime.schedule", "runtime.asyncPreempt2", "runtime.morestack.abi0")
+    prof = profile_of(tmp_path, [synthetic.Routine(name, synthetic.COSTS["n^2"], many, calls=30)
+                                 for name in switches]
+                      + [synthetic.Routine("main.insertionSort", synthetic.COSTS["n^2"], many,
+                                           calls=30),
+                         synthetic.Routine("runtime.mallocgc", synthetic.COSTS["n^2"], many,
+                                           calls=30)])
+    assert sorted(chosen(prof, [])) == ["main.insertionSort", "runtime.mallocgc"]
+    assert "runtime.gogo.abi0" in chosen(prof, ["--all"])
+
+
 def test_top_and_all(tmp_path):
     prof = program(tmp_path)
     assert len(chosen(prof, ["--top", "2"])) == 2

@@ -11,7 +11,7 @@ import pytest
 SRCDIR = Path(__file__).resolve().parents[2]
 SOURCE_DIRS = ["aprof-trms", "scripts", "tests", ".ci"]
 SOURCE_FILES = ["configure.ac", "Makefile.am", "docs/aprof-trms.1.in", ".ci/run"]
-EXTENSIONS = {".cc", ".h", ".c", ".py", ".sh", ".js", ".css", ".html", ".am", ".ac", ".inc", ".in"}
+EXTENSIONS = {".cc", ".h", ".c", ".go", ".py", ".sh", ".js", ".css", ".html", ".am", ".ac", ".inc", ".in"}
 # Written by autoreconf and configure in an in-tree build, not sources.
 GENERATED = {"Makefile.in", "aprof_config.h.in"}
 SKIPPED_DIRS = {"__pycache__", ".deps", "autom4te.cache", ".pytest_cache"}
@@ -20,8 +20,8 @@ PERMISSIVE = {"aprof-trms/aprof-trms.h": "BSD-3-Clause"}
 # How a comment (or a Python docstring) starts, by kind of file.
 C_COMMENTS = ("//", "/*")
 HASH_COMMENTS = ("#",)
-COMMENT_STARTS = {".cc": C_COMMENTS, ".h": C_COMMENTS, ".c": C_COMMENTS, ".js": C_COMMENTS,
-                  ".css": ("/*",), ".html": ("<!--",), ".py": ("#", '"""')}
+COMMENT_STARTS = {".cc": C_COMMENTS, ".h": C_COMMENTS, ".c": C_COMMENTS, ".go": C_COMMENTS,
+                  ".js": C_COMMENTS, ".css": ("/*",), ".html": ("<!--",), ".py": ("#", '"""')}
 
 
 def comment_starts(rel: str):

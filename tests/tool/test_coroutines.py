@@ -172,3 +172,34 @@ def test_no_stack_switch_without_coroutines(tmp_path):
     leaf = routine(r, "leaf", prog)
     assert not_nested(r, leaf)
     assert cumulative(r, "big_frame", prog) >= ar.totals(r, leaf).cumulative_cost + d
+
+
+def test_coroutine_handed_to_another_thread(tmp_path):
+    """A coroutine started in thread A, suspended, and resumed in thread B
+    (programs/handoff.cc; Go's scheduler does this with goroutines): B takes
+    its frames over. generate's activation completes in A with the work it
+    did there, and goes on in B as a new one holding the rest: each thread's
+    profile has the cost it ran, and the activations suspended at the
+    handoff count once in each thread."""
+    prog = program("handoff")
+    n = 1000
+    run = run_tools(tmp_path, [Spec([prog, str(n)], ["-v"])])[0]
+    assert re.search(r"stack switches, 1 stacks taken over from another thread", run.stderr), \
+        run.describe()
+    check_counts(run, run.report, {"first_half": 1, "second_half": 1,
+                                   "start_on_a": 1, "resume_on_b": 1}, prog)
+    r = run.report
+    # The frames suspended in A complete there and start anew in B: the
+    # yield counts once in each thread (the program counts one).
+    assert ar.activations(r, routine(r, "yield_value", prog)) == 2
+    a = {th for (th, rid) in r.totals if rid == routine(r, "start_on_a", prog).id}
+    b = {th for (th, rid) in r.totals if rid == routine(r, "resume_on_b", prog).id}
+    assert len(a) == len(b) == 1 and a != b
+    generate = routine(r, "generate", prog)
+    for thread, half in ((a.pop(), "first_half"), (b.pop(), "second_half")):
+        totals = r.totals[(thread, generate.id)]
+        assert totals.calls == 1, (thread, totals)
+        half_cost = ar.totals(r, routine(r, half, prog)).cumulative_cost
+        assert half_cost >= n
+        # The half ran inside generate, in this thread; the other half not.
+        assert half_cost <= totals.cumulative_cost < half_cost + n // 2, (thread, totals)

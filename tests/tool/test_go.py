@@ -1,0 +1,165 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Go programs: goroutines that Go's runtime would preempt by a signal
+# (tests/tool/programs/goroutines.go; docs/design.md, "Goroutines").
+#
+# Copyright (C) 2026, the aprof-trms authors.
+"""Four goroutines sort arrays of growing size with an insertion sort whose
+loop makes no call, so Go's runtime preempts them by a signal (asynchronous
+preemption) and resumes them later, maybe on another thread. With default
+options the tool drops the preemption signal (go_preemption.cc), as
+GODEBUG=asyncpreemptoff=1 would: the sort's input sizes are its arrays, its
+cost is its own and the same as with GODEBUG=asyncpreemptoff=1, it fits n^2
+and rank.py puts it first. --go-async-preemption=yes shows that the runtime
+does preempt the sort under the tool."""
+import csv
+import io
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from aprof_trms import fit as aprof_fit
+from aprof_trms import profile as aprof_profile
+from aprof_trms import report as ar
+from toolrun import SRCDIR, Spec, check_counts, count, needs_program, routine, run_tools
+
+WORKERS = 4
+# Eight sizes (rank.py trusts a fit from 8); the largest sorts run long
+# enough under Valgrind to be preempted many times (about 35 preemptions a
+# run with --go-async-preemption=yes).
+SIZES = (300, 450, 700, 1000, 1500, 2200, 3200, 4500)
+SORT = "main.insertionSort"
+# The sort reads its n int32 elements (n cells at the default
+# --memory-resolution=4) and a few stack words: the return address (2
+# cells), and before Go 1.17 its arguments, passed on the stack.
+STACK_CELLS = 8
+# The code Go's runtime runs for a signal preemption: the injected call and
+# the signal handler.
+PREEMPTION_ROUTINES = ("runtime.asyncPreempt2", "runtime.sighandler")
+
+
+@pytest.fixture(scope="module")
+def go_program(tmp_path_factory):
+    """goroutines.go built with Debian's Go toolchain, offline: no module,
+    the build cache and GOPATH in a temporary directory (HOME may not be
+    writable in CI), no cgo (no C toolchain involved)."""
+    go = needs_program("go")
+    d = tmp_path_factory.mktemp("go-build")
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(d),
+           "GOCACHE": str(d / "cache"), "GOPATH": str(d / "gopath"), "GO111MODULE": "off",
+           "GOFLAGS": "", "CGO_ENABLED": "0", "GOTOOLCHAIN": "local"}
+    exe = d / "goroutines"
+    proc = subprocess.run([go, "build", "-o", str(exe),
+                           str(SRCDIR / "tests" / "tool" / "programs" / "goroutines.go")],
+                          cwd=d, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"go build failed:\n{proc.stderr}"
+    return str(exe)
+
+
+@pytest.fixture(scope="module")
+def runs(go_program, tmp_path_factory):
+    """The program under the tool with default options, with
+    GODEBUG=asyncpreemptoff=1 (the reference), and with
+    --go-async-preemption=yes. GOMAXPROCS=4: goroutines move between
+    threads whatever the machine's processors."""
+    argv = [go_program, "sort", str(WORKERS)] + [str(n) for n in SIZES]
+    env = {"GOMAXPROCS": "4", "GODEBUG": ""}
+    default, reference, preempting = run_tools(tmp_path_factory.mktemp("go-runs"), [
+        Spec(argv, [], env=env),
+        Spec(argv, [], env={**env, "GODEBUG": "asyncpreemptoff=1"}),
+        Spec(argv, ["--go-async-preemption=yes"], env=env),
+    ])
+    # (A sort preempted and resumed on another thread counts once in each.)
+    for run in (default, reference):
+        check_counts(run, run.report, {SORT: WORKERS * len(SIZES)}, go_program)
+    return {"default": default, "reference": reference, "preempting": preempting,
+            "program": go_program}
+
+
+def preemptions(run, program):
+    return {name: count(run.report, name, program) for name in PREEMPTION_ROUTINES}
+
+
+def sort_tuples(run, program):
+    """{size: (calls, max cost, min cost)} of the sort's TRMS tuples."""
+    r = run.report
+    return {size: (t.calls, t.max_cost, t.min_cost)
+            for size, t in ar.tuples(r, "trms", routine(r, SORT, program)).items()}
+
+
+def test_runtime_preempts_the_sort_when_asked_to(runs):
+    """The program is one that Go preempts by signals under the tool; by
+    default no preemption signal arrives."""
+    program = runs["program"]
+    # Signals arrive (the handler may find the sort at no safe point, and
+    # then not preempt it: about 35 of 36 times it does).
+    assert preemptions(runs["preempting"], program)["runtime.sighandler"] > 0, \
+        preemptions(runs["preempting"], program)
+    # The reports say whether the runtime could preempt by signals.
+    assert runs["preempting"].report.header.go_async_preemption is True
+    assert runs["default"].report.header.go_async_preemption is False
+    for name in ("default", "reference"):
+        assert preemptions(runs[name], program) == dict.fromkeys(PREEMPTION_ROUTINES, 0), name
+
+
+def test_sort_sizes_are_its_arrays(runs):
+    sizes = sorted(sort_tuples(runs["default"], runs["program"]))
+    assert len(sizes) == len(SIZES), sizes
+    for n, size in zip(SIZES, sizes):
+        assert n <= size <= n + STACK_CELLS, (n, sizes)
+
+
+def test_sort_cost_is_its_own(runs):
+    """Nothing else ran inside the sort (it calls no routine: its cumulative
+    cost is its self cost), and each size costs what it costs with
+    GODEBUG=asyncpreemptoff=1: the sort's work depends only on its data."""
+    r, program = runs["default"].report, runs["program"]
+    totals = ar.totals(r, routine(r, SORT, program))
+    assert totals.cumulative_cost == totals.self_cost
+    assert sort_tuples(runs["default"], program) == sort_tuples(runs["reference"], program)
+
+
+def test_sort_fits_n2_and_ranks_first(runs):
+    run = runs["default"]
+    [sort] = aprof_profile.merge([run.report]).find(SORT)
+    result = aprof_fit.fit_routine(sort, "trms")
+    assert result.best.model == "n^2" and result.conclusive, (result.best.formula(), result.doubts)
+    proc = subprocess.run([sys.executable, str(SRCDIR / "scripts" / "rank.py"), "--format", "csv",
+                           run.report.path], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    rows = list(csv.DictReader(io.StringIO(proc.stdout)))
+    assert rows and rows[0]["routine"] == SORT, [row["routine"] for row in rows]
+
+
+STAGES, ROUNDS = 4, 2000
+
+
+@pytest.fixture(scope="module")
+def relays(go_program, tmp_path_factory):
+    """Tokens passed down a pipeline of goroutines, on one processor and on
+    four (where goroutines move between threads all the time)."""
+    argv = [go_program, "relay", str(STAGES), str(ROUNDS)]
+    return run_tools(tmp_path_factory.mktemp("go-relays"), [
+        Spec(argv, ["-v"], env={"GOMAXPROCS": str(procs), "GODEBUG": ""}) for procs in (1, 4)])
+
+
+def relay_self_cost(run, program):
+    r = run.report
+    rid = routine(r, "main.relay", program).id
+    return sum(t.self_cost for (thread, routine_id), t in r.totals.items() if routine_id == rid)
+
+
+def test_goroutines_blocking_keep_their_own_cost(relays, go_program):
+    """relay blocks at every token, and the scheduler resumes it on any
+    thread. Its own work (self cost, summed over threads) is at least the
+    two blocks each token runs in it after its receive and its send return,
+    and the same on one processor as on four: the tool follows the
+    goroutine onto its stack on every thread (runtime.gogo's jump), and
+    between threads. Activations may split when a goroutine moves (each
+    thread keeps the cost it ran): allow a block per move."""
+    one, four = (relay_self_cost(run, go_program) for run in relays)
+    assert one >= 2 * STAGES * ROUNDS, one
+    moves = int(re.search(r"(\d+) stacks taken over", relays[1].stderr).group(1))
+    assert abs(four - one) <= moves + STAGES, (one, four, moves)
