@@ -16,17 +16,26 @@ plots) and orders them by what matters at scale, after trend-prof:
 
 with f the fitted cost function and n_max the routine's largest input
 size: its cost when its input grows K-fold (--scale, default 10) beyond the
-largest observed. The predicted share is that cost over the predicted cost
+largest observed. Where the model is steeper at the largest sizes than its
+points, the factor is K ** (the points' slope there) instead
+(aprof_fit.FitResult.growth_factor): a term the data do not show does not
+extrapolate. The predicted share is that cost over the predicted cost
 of the program: today's total with the self cost of every confidently
 fitted routine grown by its routine's factor (self costs are disjoint and
 add up to the total; other routines are taken as they are today), and never
 less than such a routine's own predicted inclusive cost; at most 100%.
 
-The fit's trust decides first: a fit with doubts (aprof_fit: fewer than
-CONFIDENT_SIZES sizes, R^2 below CONFIDENT_R2, a free exponent at its bound,
-a runner-up of another growth about as good, two regimes, a model off by
-more than TAIL_MISS times at the largest sizes) is labelled
+Where growth comes from decides first: a routine whose growth a callee
+carries (carriers.py: an event loop, a dispatcher, an interpreter loop)
+comes after every routine no callee carries, and its row names the source.
+The fit's trust decides next: a fit with doubts (aprof_fit: fewer than
+CONFIDENT_SIZES sizes or CONFIDENT_CLUSTERS clusters of sizes, a span below
+CONFIDENT_SPAN, R^2 below CONFIDENT_R2, a free exponent at its bound, a
+runner-up of another growth about as good, two regimes, an envelope keeping
+less than half the points, a model off by more than TAIL_MISS times at the
+largest sizes or steeper or flatter there than its points) is labelled
 inconclusive and comes after every confident one, whatever its prediction.
+The model is shown with its exponent's 95% interval ("n^1.02 [0.97, 1.08]").
 Each row says in one line why it is where it is. Routines chosen by name or
 with --all that cannot be fitted follow, with the reason.
 
@@ -284,10 +293,14 @@ def main(argv: Optional[List[str]] = None) -> int:
         description="Bottleneck ranking: routines ordered by their predicted share of the cost "
         "when their input grows K-fold beyond the largest size seen, confident fits first.",
         epilog="Predicted cost = cumulative cost x f(K n_max) / f(n_max), f the fitted cost "
-        "function (aprof_trms/fit.py, chosen by AICc). A fit is inconclusive with fewer than "
-        f"{aprof_fit.CONFIDENT_SIZES} sizes, R^2 below {aprof_fit.CONFIDENT_R2:g}, a free "
-        "exponent at its bound, a runner-up of another growth about as good, two regimes, or "
-        f"a model off by more than {aprof_fit.TAIL_MISS:g}x at the largest sizes. "
+        "function (aprof_trms/fit.py, chosen by AICc), or the points' slope where the model is "
+        "steeper at the largest sizes. Routines whose growth a callee carries come after the "
+        "sources of growth. A fit is inconclusive with fewer than "
+        f"{aprof_fit.CONFIDENT_SIZES} sizes or {aprof_fit.CONFIDENT_CLUSTERS} clusters of sizes, "
+        f"a span below {aprof_fit.CONFIDENT_SPAN:g}x, R^2 below {aprof_fit.CONFIDENT_R2:g}, a free "
+        "exponent at its bound, a runner-up of another growth about as good, two regimes, "
+        f"a model off by more than {aprof_fit.TAIL_MISS:g}x at the largest sizes or with a "
+        "slope there that its points do not show. "
         "Exit status: 0 done, 1 bad input, 2 bad usage.")
     p.add_argument("reports", nargs="+", metavar="REPORT|DIR",
                    help="aprof-trms reports, or directories of aprof-trms.out.* files (all merged)")

@@ -24,8 +24,9 @@ routine that got uniformly slower keeps its class; cost budgets are another
 tool's job.
 
 A growth change beyond the tolerance counts (as REGRESSION or IMPROVED)
-only if the points of the steeper side reject the class fitted on the other
-side: fitted with that class (a fixed exponent for n^k), their AICc is worse
+only if both sides' fits are conclusive (aprof_fit's doubts), their
+exponents' 95% intervals (FitResult.interval) are disjoint, and the points
+of the steeper side reject the class fitted on the other side: fitted with that class (a fixed exponent for n^k), their AICc is worse
 by at least --min-evidence (default 10, "essentially no support" for the
 flatter class in Burnham and Anderson's scale) than with their own best
 model. Otherwise the change is listed as UNCONFIRMED and does not fail: a
@@ -38,7 +39,9 @@ that builds in different directories compare. Routines on one side only,
 routines with too few sizes on either side and routines whose class did not
 change are counted in the summary line; -v/--verbose lists them (ONLY IN,
 NOT COMPARED, UNCHANGED), one line each. --min-share PCT skips routines
-whose cost share is below PCT on both sides.
+whose cost share is below PCT on both sides (default DEFAULT_MIN_SHARE = 1%:
+a CI gate that fails on identical runs gets switched off, and the tail of
+tiny routines is where a routine's class changes by chance).
 
 Exit status (aprof_trms.cli): 3 if any routine regressed (UNCONFIRMED does
 not count), 0 if none, 1 on bad input: an unreadable or malformed report
