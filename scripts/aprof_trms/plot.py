@@ -501,6 +501,23 @@ def _method(fits_of) -> str:
 
 # ---------------------------------------------------------------------------
 
+def sources_first(profile, selection: select.Selection, top: Optional[int]) -> None:
+    """The default choice in rank.py's order, cut at `top`: the routines
+    where growth comes from before the event loops and dispatchers whose
+    growth a callee carries (carriers.py), confident fits first."""
+    from . import rank as aprof_rank   # fits: numpy, imported only when drawing
+    order = [row.routine for row in aprof_rank.rank_routines(profile, selection.routines)]
+    if top is not None and len(order) > top:
+        rest = order[top:]
+        selection.left_out.append(f"{len(rest)} after the first {top} in rank.py's order (growth "
+                                  f"carried by a callee, inconclusive or smaller)"
+                                  f"{select.examples(rest)}")
+        if "--top N shows more" not in selection.hints:
+            selection.hints.append("--top N shows more")
+        order = order[:top]
+    selection.routines = order
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(argv)
     fmt = apl.check_format(args.format)
@@ -514,9 +531,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     profile = aprof_profile.load_profile(args.inputs)
     if not profile.routines:
         raise apl.UserError("the reports contain no routine activation")
-    selection = select.select_routines(profile, args)
+    automatic = not (args.routine or args.regex or args.all)
+    selection = select.select_routines(profile, args, apply_limit=not automatic)
     if not selection.routines:
         raise apl.UserError(f"no routine to draw: {selection.account()}")
+    if automatic:
+        sources_first(profile, selection, args.top)
     routines = selection.routines
     plt = apl.pyplot()
     try:

@@ -68,7 +68,7 @@ from typing import Callable, List, Optional, Sequence
 from . import elf, names
 from .cli import UserError
 
-__all__ = ["ENTRY_WRAPPERS", "LIBC_OBJECTS", "MIN_DISTINCT_SIZES", "Selection",
+__all__ = ["ENTRY_WRAPPERS", "LIBC_OBJECTS", "MIN_DISTINCT_SIZES", "Selection", "examples",
            "add_selection_arguments", "select_routines", "label"]
 
 # The fitter's own minimum (fit.MIN_DISTINCT_SIZES); not imported from fit,
@@ -216,7 +216,7 @@ def _no_match(what: str, routines: Sequence) -> UserError:
     return UserError(f"no routine matches {what!r} (the profile has {len(routines)} routines){hint}")
 
 
-def _examples(routines: Sequence, count: int = 3) -> str:
+def examples(routines: Sequence, count: int = 3) -> str:
     shown = [names.short_name(r.name, 32) for r in routines[:count]]
     return f" (e.g. {', '.join(shown)}{', ...' if len(routines) > count else ''})" if shown else ""
 
@@ -253,7 +253,7 @@ def select_routines(profile, args: argparse.Namespace, order: Optional[Callable]
 
     def drop(kept: list, removed: list, why: str, hint: str = "") -> list:
         if removed:
-            left_out.append(f"{len(removed)} {why}{_examples(removed)}")
+            left_out.append(f"{len(removed)} {why}{examples(removed)}")
             if hint and hint not in hints:
                 hints.append(hint)
         return kept

@@ -82,3 +82,22 @@ def test_rank_puts_the_source_before_its_carriers(tmp_path):
         rank.write_csv(out, "trms", rows, False)
     with open(csv_path) as f:
         assert ",work," in f.read().split("\n")[names.index("loop") + 1]
+
+
+def test_plot_draws_the_source_not_its_carrier(tmp_path):
+    """plot.py's default pictures follow rank.py's order: with --top 1 the
+    routine that does the growing work, not the loop with the larger share."""
+    import subprocess
+    import sys
+    sizes = synthetic.sizes(16)
+    path = synthetic.write_report(tmp_path / "r", [
+        synthetic.Routine("loop", lambda n: 1.05 * (40 * n + 100), sizes),
+        synthetic.Routine("work", lambda n: 40 * n + 100, sizes, caller="loop"),
+    ])
+    out = tmp_path / "plots"
+    proc = subprocess.run([sys.executable, os.path.join(synthetic.SCRIPTS, "plot.py"), "--top", "1",
+                           str(path), "-o", str(out)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(os.listdir(out)) == [".plot-files", "summary.txt", "work-cost.png",
+                                      "work-workload.png"]
+    assert "1 after the first 1 in rank.py's order" in proc.stderr
