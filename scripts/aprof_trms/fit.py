@@ -98,7 +98,7 @@ __all__ = ["MODELS", "MIN_DISTINCT_SIZES", "K_RANGE", "LOG_GROWTH",
            "PREFER_SIMPLER_DELTA", "STATISTICS", "ENVELOPE_DROP", "GROWTH_RATIO",
            "CONFIDENT_SIZES", "CONFIDENT_R2", "DISTINCT_GROWTH", "CONSTANT_SPREAD",
            "NotEnoughPoints", "Fit",
-           "FitResult", "model_term", "model_label", "upper_envelope", "fit_points", "fit_many",
+           "FitResult", "model_term", "model_label", "label_with_interval", "upper_envelope", "fit_points", "fit_many",
            "fit_model", "routine_points", "fit_routine", "fit_routines",
            "fit_routines_by_metric"]
 
@@ -220,6 +220,13 @@ class Fit:
         if self.model == "n^k":
             return float(self.k)
         return _FIXED_EXPONENT[self.model]
+
+
+def label_with_interval(result: "FitResult") -> str:
+    """The chosen model and its exponent's 95% interval: "n^1.02 [0.97, 1.08]"."""
+    interval = result.interval
+    label = model_label(result.best)
+    return label if interval is None else f"{label} [{interval[0]:.2f}, {interval[1]:.2f}]"
 
 
 def model_label(fit: Fit, digits: int = 2) -> str:

@@ -257,7 +257,8 @@ def draw_cost(ax, np, aprof_fit, routine, metric: str, fit: FitInfo, style: Styl
         if ax.get_yscale() == "log":
             ok &= pred > 0
         ax.plot(grid[ok], pred[ok], "-", color="black", lw=1.2, alpha=0.8, zorder=2,
-                label=apl.tex_escape(f"fit {aprof_fit.model_label(best)}: {best.formula()}"))
+                label=apl.tex_escape(f"fit {aprof_fit.label_with_interval(fit.result)}: "
+                                            f"{best.formula()}"))
         method = fit.result.method
         good = f"R² = {best.r2:.4f}"
         ax.plot([], [], " ", label=good)

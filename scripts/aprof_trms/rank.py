@@ -108,17 +108,10 @@ def growth_factor(result: aprof_fit.FitResult, scale: float) -> Tuple[float, boo
     return (max(1.0, factor) if factor == factor else 1.0), follows_points
 
 
-def model_with_interval(result: aprof_fit.FitResult) -> str:
-    """The model and its exponent's 95% interval: "n^1.02 [0.97, 1.08]"."""
-    interval = result.interval
-    label = aprof_fit.model_label(result.best)
-    return label if interval is None else f"{label} [{interval[0]:.2f}, {interval[1]:.2f}]"
-
-
 def _reason(row: Row, scale: float, short: bool = False) -> str:
     best = row.result.best
     what = (f"{row.share:.2f}% now, {row.predicted_share:.2f}% at {scale:g}x input "
-            f"({model_with_interval(row.result)}, R^2 {best.r2:.2f}, "
+            f"({aprof_fit.label_with_interval(row.result)}, R^2 {best.r2:.2f}, "
             f"{len(set(row.result.sizes))} sizes)")
     if row.follows_points:
         what += (f", extrapolated with its points' slope {row.result.slopes()[1]:.2f} at the "
@@ -223,7 +216,7 @@ def format_text(profile, rows: List[Row], metric: str, statistic: str, scale: fl
         table.append([str(i), f"{row.predicted_share:.2f}", f"{row.share:.2f}",
                       "ok" if row.conclusive else "?", str(row.routine.calls),
                       str(row.result.distinct_sizes), display_name(row.routine, short),
-                      os.path.basename(row.routine.object), model_with_interval(row.result),
+                      os.path.basename(row.routine.object), aprof_fit.label_with_interval(row.result),
                       best.formula(), f"{best.r2:.4f}", _runner_up(row.result)])
     if table:
         lines += _table(header, table, {0, 1, 2, 4, 5, 10})
