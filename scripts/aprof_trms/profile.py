@@ -147,14 +147,16 @@ class PointMap(Mapping):
         row = self._rows.get(size)
         if row is None:
             self._rows[size] = len(self._rows)
-            try:   # nothing is stored when a value does not fit in 64 bits
-                block = array.array("q", values)
-                self._sizes.append(size)
-            except OverflowError:
-                self._as_lists()
-                block = list(values)
-                self._sizes.append(size)
-            self._fields.extend(block)
+            if isinstance(self._fields, array.array):
+                try:   # nothing is stored when a value does not fit in 64 bits
+                    block = array.array("q", values)
+                    self._sizes.append(size)
+                    self._fields.extend(block)
+                    return
+                except OverflowError:
+                    self._as_lists()   # once: lists from now on
+            self._sizes.append(size)
+            self._fields.extend(values)
             return
         i = row * _POINT_FIELDS
         old = self._fields[i:i + _POINT_FIELDS]
