@@ -57,18 +57,21 @@ def carrier_of(profile: Profile, routine: RoutineProfile,
 
 
 def source_of(profile: Profile, routine: RoutineProfile, growth_of: GrowthOf,
-              known: Optional[Dict[RoutineKey, Optional[RoutineProfile]]] = None) \
+              known: Optional[Dict[RoutineKey, RoutineProfile]] = None) \
         -> Optional[RoutineProfile]:
     """The routine at the bottom of the chain of carriers below `routine`
-    (None when no callee carries it). `known` caches carrier_of() answers
-    across calls."""
+    (None when no callee carries it). `known` caches the carriers found
+    across calls (not the routines without one: most routines, cheap to
+    ask again)."""
     known = {} if known is None else known
     seen = {routine.key}
     current, source = routine, None
     for _ in range(_MAX_DEPTH):
-        if current.key not in known:
-            known[current.key] = carrier_of(profile, current, growth_of)
-        below = known[current.key]
+        below = known.get(current.key)
+        if below is None:
+            below = carrier_of(profile, current, growth_of)
+            if below is not None:
+                known[current.key] = below
         if below is None or below.key in seen:
             return source
         seen.add(below.key)

@@ -38,7 +38,7 @@ __all__ = ["CLUSTER_GAP", "TAIL_CLUSTERS", "SLOPE_TOLERANCE", "size_clusters", "
 CLUSTER_GAP = 1.15      # sizes within this factor of a cluster's first size join it
 TAIL_CLUSTERS = 3       # clusters the tail slope is measured on (at least)
 SLOPE_TOLERANCE = 0.35  # a model's local slope this far from the points' disagrees with them
-_MAX_PAIRS = 20000      # pairs of points the tail slope is the median of (evenly sampled)
+_MAX_TAIL_POINTS = 200  # points of the tail the slope is measured on (evenly sampled)
 
 
 def size_clusters(sizes: Sequence[float]) -> int:
@@ -57,42 +57,41 @@ def size_span(sizes: Sequence[float]) -> float:
     return max(positive) / min(positive) if len(positive) >= 2 else 1.0
 
 
-def _tail(sizes: np.ndarray) -> np.ndarray:
-    """Mask of the points at the largest sizes: the largest doubling,
-    widened by doublings until it holds TAIL_CLUSTERS clusters."""
-    top = float(sizes.max())
+def _tail_low(sizes: Sequence[float]) -> float:
+    """The smallest size of the points at the largest sizes: the largest
+    doubling, widened by doublings until it holds TAIL_CLUSTERS clusters."""
+    top, bottom = max(sizes), min(sizes)
     low = top / 2.0
-    while True:
-        mask = sizes >= low
-        if size_clusters(sizes[mask]) >= TAIL_CLUSTERS or low <= float(sizes.min()):
-            return mask
+    while low > bottom and size_clusters([s for s in sizes if s >= low]) < TAIL_CLUSTERS:
         low /= 2.0
+    return low
 
 
 def tail_slope(sizes: Sequence[float], costs: Sequence[float]) -> Optional[float]:
     """Log-log slope of the points at the largest sizes, or None when they
-    cannot tell one (fewer than two positive sizes or costs there)."""
-    n = np.asarray(sizes, dtype=float)
-    y = np.asarray(costs, dtype=float)
-    usable = (n > 0) & (y > 0)
-    if np.unique(n[usable]).size < 2:
+    cannot tell one (fewer than two positive sizes or costs there).
+
+    Theil-Sen: the median of the slopes between pairs of points of
+    different sizes. The worst-case points of a routine that runs different
+    code for inputs of one size scatter by orders of magnitude, and one low
+    point near the top would swing a least-squares slope. At most
+    _MAX_TAIL_POINTS points, evenly over the sizes, so that the pairs stay
+    few; plain Python for them (a routine's few dozen points cost less than
+    numpy's calls)."""
+    pairs = sorted((n, y) for n, y in zip(sizes, costs) if n > 0 and y > 0)
+    if len({n for n, _ in pairs}) < 2:
         return None
-    n, y = n[usable], y[usable]
-    mask = _tail(n)
-    if np.unique(n[mask]).size < 2:
+    low = _tail_low([n for n, _ in pairs])
+    tail = [(math.log(n), math.log(y)) for n, y in pairs if n >= low]
+    if len(tail) > _MAX_TAIL_POINTS:
+        step = (len(tail) - 1) / (_MAX_TAIL_POINTS - 1)
+        tail = [tail[int(i * step)] for i in range(_MAX_TAIL_POINTS)]
+    slopes = sorted((v2 - v1) / (x2 - x1) for i, (x1, v1) in enumerate(tail)
+                    for x2, v2 in tail[i + 1:] if x2 != x1)
+    if not slopes:
         return None
-    x, v = np.log(n[mask]), np.log(y[mask])
-    # Theil-Sen: the median of the slopes between pairs of points of
-    # different sizes. The worst-case points of a routine that runs
-    # different code for inputs of one size scatter by orders of magnitude,
-    # and one low point near the top would swing a least-squares slope.
-    i, j = np.triu_indices(x.size, k=1)
-    if i.size > _MAX_PAIRS:
-        keep = np.linspace(0, i.size - 1, _MAX_PAIRS).astype(int)
-        i, j = i[keep], j[keep]
-    dx = x[j] - x[i]
-    distinct = dx != 0
-    return float(np.median((v[j] - v[i])[distinct] / dx[distinct]))
+    half = len(slopes) // 2
+    return slopes[half] if len(slopes) % 2 else (slopes[half - 1] + slopes[half]) / 2.0
 
 
 def local_slope(predict, size: float) -> Optional[float]:
@@ -108,17 +107,16 @@ def local_slope(predict, size: float) -> Optional[float]:
     return math.log(high / low) / (2.0 * math.log(step))
 
 
-def growth_factor(predict, largest: float, scale: float,
-                  points_slope: Optional[float]) -> Tuple[float, bool]:
+def growth_factor(predict, largest: float, scale: float, points_slope: Optional[float],
+                  model_slope: Optional[float]) -> Tuple[float, bool]:
     """(factor, follows_points): how many times the cost at `scale` times
     the largest size exceeds the cost at the largest size. The model's own
-    ratio, unless the model is steeper at the largest size than the points
-    are (by more than SLOPE_TOLERANCE): then scale ** points_slope, the
-    growth the data support, and follows_points is True."""
-    at = np.asarray(predict([largest, largest * scale]), dtype=float)
-    own = float(at[1] / at[0]) if at[0] > 0 else float("inf")
-    model_slope = local_slope(predict, largest)
+    ratio, unless the model (its local_slope at the largest size) is steeper
+    there than the points are (by more than SLOPE_TOLERANCE): then
+    scale ** points_slope, the growth the data support, and follows_points
+    is True."""
     if (points_slope is not None and model_slope is not None
             and model_slope > points_slope + SLOPE_TOLERANCE):
         return scale ** max(points_slope, 0.0), True
-    return own, False
+    at = np.asarray(predict([largest, largest * scale]), dtype=float)
+    return (float(at[1] / at[0]) if at[0] > 0 else float("inf")), False

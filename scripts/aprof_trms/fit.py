@@ -248,6 +248,11 @@ class FitResult:
     left_out: int = 0       # points below the upper envelope, not fitted
     notes: List[str] = dataclasses.field(default_factory=list)     # what the reader must know
     doubts: List[str] = dataclasses.field(default_factory=list)    # why it is inconclusive
+    # The points' log-log slope at the largest sizes (evidence.tail_slope),
+    # measured once; None when they cannot tell one.
+    points_slope: Optional[float] = None
+    # The chosen model's log-log slope at the largest size, set by _doubts().
+    model_slope: Optional[float] = None
 
     @property
     def conclusive(self) -> bool:
@@ -267,8 +272,7 @@ class FitResult:
     def slopes(self) -> Optional[Tuple[float, float]]:
         """(the model's, the points') log-log slope at the largest sizes
         (evidence.py), or None when either cannot be told."""
-        points = evidence.tail_slope(self.sizes, self.costs)
-        model = evidence.local_slope(self.best.predict, max(self.sizes))
+        points, model = self.points_slope, self.model_slope
         return None if points is None or model is None else (model, points)
 
     def effective_growth(self) -> float:
@@ -286,7 +290,7 @@ class FitResult:
         times it, and whether that follows the points' slope because the
         model is steeper there than they are (evidence.growth_factor)."""
         return evidence.growth_factor(self.best.predict, max(self.sizes), scale,
-                                      evidence.tail_slope(self.sizes, self.costs))
+                                      self.points_slope, self.model_slope)
 
     @property
     def at_bound(self) -> bool:
@@ -424,21 +428,38 @@ def _bounded_minimum(func, lo: np.ndarray, hi: np.ndarray, xatol: float = 1e-7,
     return xf, fx
 
 
-def _likelihood_bounds(grid: np.ndarray, ratio: np.ndarray, k: float) -> Tuple[float, float]:
-    """Where the likelihood ratio over the exponent grid (0 at the best
-    exponent k) first exceeds EXPONENT_LEVEL below and above k, linearly
-    interpolated; the grid's ends when it never does."""
-    def crossing(indices) -> float:
-        inside_x, inside_r = k, 0.0
-        for i in indices:
-            if ratio[i] > EXPONENT_LEVEL:
-                t = (EXPONENT_LEVEL - inside_r) / (ratio[i] - inside_r)
-                return inside_x + t * (float(grid[i]) - inside_x)
-            inside_x, inside_r = float(grid[i]), float(ratio[i])
-        return inside_x
-    below = [i for i in range(grid.size - 1, -1, -1) if grid[i] < k]
-    above = [i for i in range(grid.size) if grid[i] > k]
-    return crossing(below), crossing(above)
+def _likelihood_bounds(grid: np.ndarray, ratio: np.ndarray, k: np.ndarray) \
+        -> Tuple[np.ndarray, np.ndarray]:
+    """Per row, where the likelihood ratio over the exponent grid (0 at the
+    row's best exponent k) first exceeds EXPONENT_LEVEL below and above k,
+    interpolated linearly between that grid point and the inside point next
+    to it (a grid point, or k itself); the grid's ends when it never does."""
+    rows, size = ratio.shape
+    every = np.arange(rows)
+    index = np.arange(size)[None, :]
+    outside = ratio > EXPONENT_LEVEL
+    below = np.searchsorted(grid, k, side="left")    # grid[:below] < k
+    above = np.searchsorted(grid, k, side="right")   # grid[above:] > k
+
+    def crossing(out_mask, first_out, neighbour, neighbour_in_grid, end):
+        has = out_mask.any(axis=1)
+        near = np.clip(neighbour, 0, size - 1)
+        x_in = np.where(neighbour_in_grid, grid[near], k)
+        r_in = np.where(neighbour_in_grid, ratio[every, near], 0.0)
+        x_out, r_out = grid[first_out], ratio[every, first_out]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = (EXPONENT_LEVEL - r_in) / (r_out - r_in)
+            return np.where(has, x_in + t * (x_out - x_in), end)
+
+    low_out = outside & (index < below[:, None])
+    first_low = np.where(low_out.any(axis=1), size - 1 - np.argmax(low_out[:, ::-1], axis=1), 0)
+    low = crossing(low_out, first_low, first_low + 1, first_low + 1 < below,
+                   np.where(below > 0, grid[0], k))
+    high_out = outside & (index >= above[:, None])
+    first_high = np.argmax(high_out, axis=1)
+    high = crossing(high_out, first_high, first_high - 1, first_high - 1 >= above,
+                    np.where(above < size, grid[-1], k))
+    return low, high
 
 
 def _fit_power(x: np.ndarray, y: np.ndarray, w: np.ndarray):
@@ -546,8 +567,7 @@ class _Batch:
         floor = (self.floor / self.w_sum)[:, None]
         best = np.maximum(np.minimum(rss_w, grid_rss.min(axis=1))[:, None], floor)
         ratio = self.clusters[:, None] * np.log(np.maximum(grid_rss, floor) / best)
-        bounds = [_likelihood_bounds(grid, row, float(kr)) for row, kr in zip(ratio, k.tolist())]
-        return np.array([lo for lo, _ in bounds]), np.array([hi for _, hi in bounds])
+        return _likelihood_bounds(grid, ratio, k)
 
     @property
     def clusters(self) -> np.ndarray:
@@ -692,6 +712,7 @@ def _doubts(result: "FitResult") -> List[str]:
             and abs(ru.growth_exponent() - best.growth_exponent()) >= DISTINCT_GROWTH):
         doubts.append(f"runner-up {model_label(ru)} fits about as well "
                       f"(ΔAICc {ru.criterion - best.criterion:+.1f})")
+    result.model_slope = evidence.local_slope(best.predict, max(result.sizes))
     slopes = result.slopes()
     if slopes is not None and abs(slopes[0] - slopes[1]) > evidence.SLOPE_TOLERANCE:
         doubts.append(f"grows with slope {slopes[0]:.2f} at the largest sizes, where its points "
@@ -784,7 +805,8 @@ def _result(prepared: _Prepared, fits: List[Fit], integer: bool) -> FitResult:
     if candidates[0].model != "1" and candidates[0].b <= 0.0:
         notes.append("no model grows with the data")
     result = FitResult(candidates[0], candidates[1] if len(candidates) > 1 else None,
-                       candidates, prepared.distinct, METHOD, sizes, costs, prepared.left_out, notes)
+                       candidates, prepared.distinct, METHOD, sizes, costs, prepared.left_out, notes,
+                       points_slope=evidence.tail_slope(sizes, costs))
     if result.at_bound:
         bound = "at least" if result.best.k >= K_RANGE[1] - 1e-3 else "at most"
         notes.append(f"free exponent at the fitter's bound: growth is {bound} "

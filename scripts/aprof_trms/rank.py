@@ -62,7 +62,7 @@ DEFAULT_MIN_SHARE = 1.0
 DEFAULT_SCALE = 10.0
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)   # one per routine ranked, 100,000s with --min-share 0
 class Row:
     routine: aprof_profile.RoutineProfile
     share: float                           # percent of the total cost today
@@ -160,8 +160,8 @@ def rank_routines(profile: aprof_profile.Profile, routines: Sequence, metric: st
             continue
         if isinstance(result, ValueError):
             raise result
-        fitted.append(Row(r, share, result, *growth_factor(result, scale)[:1],
-                          follows_points=growth_factor(result, scale)[1]))
+        factor, follows_points = growth_factor(result, scale)
+        fitted.append(Row(r, share, result, factor, follows_points=follows_points))
     # Self costs are disjoint and add up to the total: the routines with a
     # confident fit grow with it, the rest is taken as it is today (an
     # inconclusive exponent at its bound would otherwise make every other

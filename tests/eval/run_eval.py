@@ -29,8 +29,6 @@ sys.path.insert(0, HERE)
 import corpus  # noqa: E402
 
 PYTHON = sys.executable
-RANK = os.path.join(REPO, "scripts", "rank.py")
-REGRESS = os.path.join(REPO, "scripts", "regress.py")
 TOP_ROWS = 5
 
 
@@ -50,6 +48,10 @@ def parse_args(argv):
                         help="score the reports already in --out instead of profiling again "
                              "(to score a changed analysis on the same runs)")
     parser.add_argument("--json", help="also write the scores to this file")
+    parser.add_argument("--scripts", default=os.path.join(REPO, "scripts"),
+                        help="the scripts directory whose rank.py and regress.py are scored "
+                             "(another version's, to compare analyses on the same reports) "
+                             "[default: this tree's]")
     return parser.parse_args(argv)
 
 
@@ -84,17 +86,17 @@ def profile(program: corpus.Program, launcher: List[str], out: str, reuse: bool)
     return runs
 
 
-def ranking(reports: str) -> List[Dict[str, str]]:
-    result = subprocess.run([PYTHON, RANK, "--format", "csv", reports], capture_output=True,
-                            text=True)
+def ranking(scripts: str, reports: str) -> List[Dict[str, str]]:
+    result = subprocess.run([PYTHON, os.path.join(scripts, "rank.py"), "--format", "csv", reports],
+                            capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError("rank.py failed:\n" + result.stderr[-2000:])
     return list(csv.DictReader(io.StringIO(result.stdout)))
 
 
-def gate(baseline: str, candidate: str) -> Dict[str, object]:
-    result = subprocess.run([PYTHON, REGRESS, "--baseline", baseline, "--candidate", candidate],
-                            capture_output=True, text=True)
+def gate(scripts: str, baseline: str, candidate: str) -> Dict[str, object]:
+    result = subprocess.run([PYTHON, os.path.join(scripts, "regress.py"), "--baseline", baseline,
+                             "--candidate", candidate], capture_output=True, text=True)
     return {"exit": result.returncode, "passed": result.returncode == 0,
             "output": result.stdout.strip().splitlines()[:12]}
 
@@ -108,8 +110,8 @@ def growth_of(row: Dict[str, str]) -> float:
     return float(row["growth"]) if row.get("growth") else float("nan")
 
 
-def score(program: corpus.Program, runs: List[str]) -> Dict[str, object]:
-    rows = ranking(runs[0])
+def score(program: corpus.Program, runs: List[str], scripts: str) -> Dict[str, object]:
+    rows = ranking(scripts, runs[0])
     expected = program.expected
     top = rows[0] if rows else None
     top_right = bool(top) and not is_plumbing(top["routine"], expected) and \
@@ -124,7 +126,7 @@ def score(program: corpus.Program, runs: List[str]) -> Dict[str, object]:
         "fake_superlinear": [{"routine": r["routine"], "model": r["model"],
                               "growth": growth_of(r), "conclusive": r["conclusive"]}
                              for r in fake],
-        "gate": gate(runs[0], runs[1]),
+        "gate": gate(scripts, runs[0], runs[1]),
     }
 
 
@@ -145,10 +147,11 @@ def print_scoreboard(scores: List[Dict[str, object]]) -> None:
                 s["program"], "right" if s["top_right"] else "WRONG", first,
                 "%.2g-%.2g" % tuple(s["expected_top_growth"]), len(s["fake_superlinear"]),
                 "pass" if s["gate"]["passed"] else "FAIL (exit %d)" % s["gate"]["exit"]))
-        print("score: first row right %d/%d; fake superlinear rows in the first %d: %d; "
-              "gate passes on identical runs %d/%d"
-              % (sum(s["top_right"] for s in mine), len(mine), TOP_ROWS,
-                 sum(len(s["fake_superlinear"]) for s in mine),
+        fakes = [f for s in mine for f in s["fake_superlinear"]]
+        print("score: first row right %d/%d; fake superlinear rows in the first %d: %d (%d of "
+              "them confident); gate passes on identical runs %d/%d"
+              % (sum(s["top_right"] for s in mine), len(mine), TOP_ROWS, len(fakes),
+                 sum(f["conclusive"] == "yes" for f in fakes),
                  sum(s["gate"]["passed"] for s in mine), len(mine)))
 
 
@@ -164,7 +167,7 @@ def main(argv=None) -> int:
         print("%s: %s" % (program.name, program.description), file=sys.stderr)
         try:
             runs = profile(program, launcher, out, args.reuse)
-            scores.append(score(program, runs))
+            scores.append(score(program, runs, args.scripts))
         except (RuntimeError, subprocess.SubprocessError, OSError) as e:
             print("error: %s: %s" % (program.name, e), file=sys.stderr)
             scores.append({"program": program.name, "half": program.half, "top": None,

@@ -44,9 +44,10 @@ def test_tail_slope_resists_one_odd_point():
 def test_local_slope_and_growth_factor_follow_the_points_when_the_model_is_steeper():
     mixed = fit.Fit("n^3", -113.0, 7.15e-6, None, 0.0, 1.0, 0.0, c=4.63)
     assert evidence.local_slope(mixed.predict, 3200) == pytest.approx(2.88, abs=0.02)
-    factor, follows = evidence.growth_factor(mixed.predict, 3200, 10, points_slope=1.86)
+    slope = evidence.local_slope(mixed.predict, 3200)
+    factor, follows = evidence.growth_factor(mixed.predict, 3200, 10, 1.86, slope)
     assert follows and factor == pytest.approx(10 ** 1.86)
-    factor, follows = evidence.growth_factor(mixed.predict, 3200, 10, points_slope=2.8)
+    factor, follows = evidence.growth_factor(mixed.predict, 3200, 10, 2.8, slope)
     assert not follows and factor == pytest.approx(float(mixed.predict(32000) / mixed.predict(3200)))
 
 
@@ -109,3 +110,10 @@ def test_points_rising_by_orders_of_magnitude_get_a_growing_power_of_last_resort
     power = fit._log_log_power(sizes, [0.001 * n ** 5.8 for n in sizes])
     assert power.model == "n^k" and power.k == pytest.approx(5.8) and power.b > 0
     assert fit._log_log_power(sizes, [1000.0 / n for n in sizes]) is None
+
+
+def test_tail_slope_of_many_points_stays_bounded():
+    """200,000 sizes (a routine called once per size): the pairs are taken
+    from a bounded sample of the tail, not all 10^10 of them."""
+    n = np.arange(1, 200001, dtype=float)
+    assert evidence.tail_slope(n, 2 * n ** 1.5) == pytest.approx(1.5)
