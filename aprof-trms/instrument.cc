@@ -137,7 +137,7 @@ class SuperblockInstrumenter {
     IRTemp units = newIRTemp(out_->tyenv, Ity_I64);
     addStmtToIRSB(out_, IRStmt_WrTmp(units, IRExpr_Binop(Iop_Shr64, IRExpr_RdTmp(bytes),
                                                          IRExpr_Const(IRConst_U8(shift)))));
-    AddPendingCost(IRExpr_RdTmp(units));
+    AddPendingCostOf(IRExpr_RdTmp(units));
     IRTemp remainder = newIRTemp(out_->tyenv, Ity_I64);
     addStmtToIRSB(out_, IRStmt_WrTmp(remainder, IRExpr_Binop(Iop_And64, IRExpr_RdTmp(bytes),
                                                              IRExpr_Const(IRConst_U64((1ull << shift) - 1)))));
@@ -146,9 +146,9 @@ class SuperblockInstrumenter {
 
   static IRExpr* AddressOf(const void* p) { return mkIRExpr_HWord(reinterpret_cast<HWord>(p)); }
 
-  // g_pending_cost += amount, inline.
-  void AddPendingCost(u32 amount) { AddPendingCost(IRExpr_Const(IRConst_U64(amount))); }
-  void AddPendingCost(IRExpr* amount) {
+  // g_pending_cost += amount, inline (a constant, or an atom of the block).
+  void AddPendingCost(u32 amount) { AddPendingCostOf(IRExpr_Const(IRConst_U64(amount))); }
+  void AddPendingCostOf(IRExpr* amount) {
     IRTemp old_cost = newIRTemp(out_->tyenv, Ity_I64);
     addStmtToIRSB(out_, IRStmt_WrTmp(old_cost, IRExpr_Load(Iend_LE, Ity_I64, AddressOf(&g_pending_cost))));
     IRTemp new_cost = newIRTemp(out_->tyenv, Ity_I64);
