@@ -261,13 +261,16 @@ class FitResult:
     @property
     def interval(self) -> Optional[Tuple[float, float]]:
         """The 95% interval of the growth exponent: the free power's (fitted
-        with the others on these points), or None when it was not fitted or
-        the chosen model does not grow (a constant's cost does not tell any
-        exponent apart)."""
+        with the others on these points), widened to the chosen class's
+        exponent when it lies outside (a class with a lower-order term, n^2
+        - 3n, is what a free power without one reads as n^2.08); None when
+        the power was not fitted or the chosen model does not grow (a
+        constant's cost does not tell any exponent apart)."""
         power = next((f for f in self.candidates if f.model == "n^k" and f.k_low is not None), None)
-        if power is None or self.best.growth_exponent() == 0.0:
+        growth = self.best.growth_exponent()
+        if power is None or growth == 0.0:
             return None
-        return power.k_low, power.k_high
+        return min(power.k_low, growth), max(power.k_high, growth)
 
     def slopes(self) -> Optional[Tuple[float, float]]:
         """(the model's, the points') log-log slope at the largest sizes

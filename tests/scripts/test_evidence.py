@@ -92,14 +92,24 @@ def noisy_n_log_n(sizes, seed):
                                   for n in sizes])
 
 
+def power_interval(result):
+    """The free power's own interval (FitResult.interval also takes in the
+    chosen class's exponent)."""
+    power = next(f for f in result.candidates if f.model == "n^k")
+    return power.k_low, power.k_high
+
+
 def test_the_exponent_interval_counts_clusters_not_points():
     spread = [int(40 * 1000 ** (i / 15)) for i in range(16)]       # 40 to 40,000
-    low, high = noisy_n_log_n(spread, 5).interval   # n log n looks like n^1.15 here
+    fitted = noisy_n_log_n(spread, 5)
+    low, high = power_interval(fitted)   # n log n looks like n^1.15 here
     assert 1.05 < low <= high < 1.3 and high - low < 0.1, (low, high)
+    # The interval shown takes in the chosen class's exponent (n log n: 1.1).
+    assert fitted.interval == (min(low, 1.1), max(high, 1.1))
     # The same span in four clusters of four sizes: as many points, four
     # observations of the exponent, a wider interval.
     clustered = [int(s * f) for s in (40, 400, 4000, 40000) for f in (1.0, 1.02, 1.04, 1.06)]
-    c_low, c_high = noisy_n_log_n(clustered, 5).interval
+    c_low, c_high = power_interval(noisy_n_log_n(clustered, 5))
     assert c_high - c_low > 1.5 * (high - low), ((low, high), (c_low, c_high))
     # A constant has no exponent to bound.
     assert clean(spread, lambda n: 500).interval is None
