@@ -20,12 +20,12 @@ carries. Reports without call records (version < 3) have no carriers.
 """
 from typing import Callable, Dict, Optional
 
+from .fit import DISTINCT_GROWTH
 from .profile import Profile, RoutineKey, RoutineProfile
 
-__all__ = ["CARRIED_SHARE", "DISTINCT_GROWTH", "carrier_of", "source_of"]
+__all__ = ["CARRIED_SHARE", "carrier_of", "source_of"]
 
 CARRIED_SHARE = 0.5     # of the caller's inclusive cost, in calls to one callee
-DISTINCT_GROWTH = 0.5   # fit.DISTINCT_GROWTH: growth exponents this far apart differ
 _MAX_DEPTH = 64         # carriers followed down (call chains are rarely deeper)
 
 # A routine's fitted growth exponent, or None when it cannot be fitted.

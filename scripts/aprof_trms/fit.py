@@ -697,7 +697,7 @@ def _doubts(result: "FitResult") -> List[str]:
     used = len(set(result.sizes))
     if used < CONFIDENT_SIZES:
         doubts.append(f"only {used} distinct sizes fitted (confident from {CONFIDENT_SIZES})")
-    doubts += _thin_evidence(result)
+    doubts += _thin_evidence(result, used)
     if best.model == "1":
         # R^2 of a constant is 0 by definition: its doubt is a wide spread.
         low, high = min(result.costs), max(result.costs)
@@ -723,11 +723,10 @@ def _doubts(result: "FitResult") -> List[str]:
     return doubts
 
 
-def _thin_evidence(result: "FitResult") -> List[str]:
-    """Doubts about the points themselves: sizes in few clusters or over a
-    narrow range, most points off the upper envelope."""
+def _thin_evidence(result: "FitResult", used: int) -> List[str]:
+    """Doubts about the points themselves (`used` distinct sizes): sizes in
+    few clusters or over a narrow range, most points off the upper envelope."""
     doubts = []
-    used = len(set(result.sizes))
     clusters = evidence.size_clusters(result.sizes)
     if clusters < CONFIDENT_CLUSTERS and used >= CONFIDENT_SIZES:
         doubts.append(f"its {used} sizes fall in {clusters} clusters "

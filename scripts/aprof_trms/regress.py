@@ -161,7 +161,7 @@ def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: st
     below = len(common) - len(shown)
     for key, *results in _fitted_pairs(shown, b, c, cand is base, metric, statistic):
         rc = c[key]
-        fits, points, whole = [], [], []
+        fitted = []
         for side, result in zip(("baseline", "candidate"), results):
             if isinstance(result, aprof_fit.NotEnoughPoints):
                 not_compared.append(f"NOT COMPARED {_label(rc)}: {side} has {result.distinct} "
@@ -170,12 +170,10 @@ def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: st
                 break
             if isinstance(result, ValueError):
                 raise result
-            fits.append(result.best)
-            points.append((result.sizes, result.costs))   # the points fitted (envelope)
-            whole.append(result)
-        if len(fits) < 2:
+            fitted.append(result)
+        if len(fitted) < 2:
             continue
-        fb, fc = fits
+        fb, fc = (result.best for result in fitted)
         gb, gc = fb.growth_exponent(), fc.growth_exponent()
         delta = gc - gb
         text = (f"{_label(rc)}: {aprof_fit.model_label(fb)} -> {aprof_fit.model_label(fc)} "
@@ -186,12 +184,14 @@ def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: st
             continue
         # Only two confident fits whose exponents' intervals are disjoint,
         # and whose steeper side rejects the other side's class, count.
-        doubt = _unconfirmed(*whole)
+        doubt = _unconfirmed(*fitted)
         if doubt:
             weak.append(f"UNCONFIRMED {text}: {doubt}" + detail)
             continue
-        steep, flat, (sizes, costs) = (fc, fb, points[1]) if delta > 0 else (fb, fc, points[0])
-        evidence = aprof_fit.fit_model(sizes, costs, flat.model, flat.k).criterion - steep.criterion
+        # The points fitted (the upper envelope) of the steeper side.
+        steep, flat, points = (fc, fb, fitted[1]) if delta > 0 else (fb, fc, fitted[0])
+        evidence = (aprof_fit.fit_model(points.sizes, points.costs, flat.model, flat.k).criterion
+                    - steep.criterion)
         if evidence < min_evidence:
             weak.append(f"UNCONFIRMED {text}: the {'candidate' if delta > 0 else 'baseline'} points "
                         f"fit {aprof_fit.model_label(flat)} almost as well (AICc +{evidence:.1f} < "
