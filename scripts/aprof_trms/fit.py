@@ -121,6 +121,7 @@ CONFIDENT_CLUSTERS = 6     # fewer clusters of sizes (evidence.size_clusters): i
 CONFIDENT_SPAN = 4.0       # sizes spanning less than this factor: inconclusive
 CONFIDENT_KEPT = 0.5       # an upper envelope keeping less than this share of the points
 EXPONENT_LEVEL = 3.84      # chi-square(1) at 95%: the exponent interval's likelihood ratio
+CONFIDENT_WIDTH = 2 * DISTINCT_GROWTH   # a wider exponent interval holds classes two apart
 
 _FIXED_EXPONENT = {"1": 0.0, "log n": LOG_GROWTH, "sqrt n": 0.5, "n": 1.0,
                    "n log n": 1.0 + LOG_GROWTH, "n^2": 2.0, "n^3": 3.0}
@@ -707,6 +708,7 @@ def _doubts(result: "FitResult") -> List[str]:
         doubts.append(f"R^2 {best.r2:.2f} < {CONFIDENT_R2:g}")
     if result.at_bound:
         doubts.append(f"exponent at the fitter's bound {best.k:g}")
+    doubts += _wide_interval(result)
     tail, count = _tail_ratio(result)
     if not 1.0 / TAIL_MISS <= tail <= TAIL_MISS:
         doubts.append(f"misses the largest sizes: predicts {tail:.2g}x the measured cost "
@@ -721,6 +723,17 @@ def _doubts(result: "FitResult") -> List[str]:
         doubts.append(f"grows with slope {slopes[0]:.2f} at the largest sizes, where its points "
                       f"rise with slope {slopes[1]:.2f}")
     return doubts
+
+
+def _wide_interval(result: "FitResult") -> List[str]:
+    """The doubt of an exponent interval too wide to name a class: one that
+    holds both n and n^2 says the points do not tell the growth, whatever
+    class fits best (an interpreter's loop with 8 sizes: n^3 [1.00, 3.47])."""
+    interval = result.interval
+    if interval is None or interval[1] - interval[0] <= CONFIDENT_WIDTH:
+        return []
+    return [f"its exponent lies anywhere in [{interval[0]:.2f}, {interval[1]:.2f}] "
+            f"(confident up to a width of {CONFIDENT_WIDTH:g})"]
 
 
 def _thin_evidence(result: "FitResult", used: int) -> List[str]:
