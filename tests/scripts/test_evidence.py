@@ -127,3 +127,21 @@ def test_tail_slope_of_many_points_stays_bounded():
     from a bounded sample of the tail, not all 10^10 of them."""
     n = np.arange(1, 200001, dtype=float)
     assert evidence.tail_slope(n, 2 * n ** 1.5) == pytest.approx(1.5)
+
+
+def test_an_exponent_interval_holding_two_classes_is_inconclusive():
+    """lua's interpreter loop running a script's main chunk: six small
+    chunks and two runs of the whole script, 8 sizes. The points cannot
+    tell n from n^3, and a fit that says "n^3 confident" tells more than
+    they hold."""
+    sizes = [20, 48, 88, 157, 708, 1173, 20079, 20581]
+    costs = [17, 69, 251, 359, 5744, 19718, 120730282, 120799423]
+    result = fit.fit_points(sizes, costs)
+    low, high = result.interval
+    assert high - low > fit.CONFIDENT_WIDTH, (low, high)
+    assert not result.conclusive
+    assert any("exponent lies anywhere in" in d for d in result.doubts), result.doubts
+    # A narrow interval on as many sizes is no doubt.
+    quadratic = clean([20 * 2 ** i for i in range(8)], lambda n: 3 * n * n)
+    assert quadratic.conclusive and quadratic.interval[1] - quadratic.interval[0] < 0.2, \
+        (quadratic.interval, quadratic.doubts)
