@@ -4,16 +4,13 @@ and kernel-source records, and scripts/aprof_trms/producers.py (top producers,
 the producers command and its graph)."""
 import os
 import re
-import sys
 
 import pytest
 
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
-sys.path.insert(0, os.path.normpath(SCRIPTS))
 from aprof_trms import profile as ap  # noqa: E402
 from aprof_trms import report as ar  # noqa: E402
-from aprof_trms import producers as sources  # noqa: E402
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from aprof_trms import cli, producers, sources, sources_graph  # noqa: E402
 from source_reports import sources_example, without_sources  # noqa: E402
 
 
@@ -91,7 +88,7 @@ def test_top_producers_merge_threads_and_reports(tmp_path):
     assert sources.top_producers(prof, consumer, 1)[0][1] == 400
     reader = next(k for k, r in prof.routines.items() if r.name == "produce_data")
     assert [(p.label, n) for p, n in sources.top_producers(prof, reader, 5)] == [("syscall read", 32)]
-    text_out = sources.summary_text(prof, consumers=10, top=5)
+    text_out = producers.summary_text(prof, consumers=10, top=5)
     assert text_out.splitlines()[0] == "consume_data: 404 induced reads by its own code"
 
 
@@ -99,7 +96,7 @@ def test_producers_command_and_graph(tmp_path, capsys):
     p = tmp_path / "aprof-trms.out.1"
     p.write_text(sources_example())
     graph = tmp_path / "graph.png"
-    assert sources.main(["--graph", str(graph), str(p)]) == 0
+    assert producers.main(["--graph", str(graph), str(p)]) == 0
     out = capsys.readouterr().out
     assert "99.01%" in out and "produce_data" in out and str(graph) in out
     assert graph.stat().st_size > 1000
@@ -119,7 +116,7 @@ def test_reads_labels_of_crowded_edges_never_overlap():
     def point_at(p, c, t):  # straight lines from (0, 0.5) to (1, y)
         return t, 0.5 + (y[c] - 0.5) * t
 
-    spots = sources.label_spots(edges, point_at, room)
+    spots = sources_graph.label_spots(edges, point_at, room)
     assert spots[0] == point_at(*edges[0][:2], 0.5)
     placed = [s for s in spots if s]
     assert 1 < len(placed) < len(edges)
@@ -129,10 +126,9 @@ def test_reads_labels_of_crowded_edges_never_overlap():
 
 
 def test_producers_command_refuses_reports_without_sources(tmp_path):
-    from aprof_trms import cli
     p = tmp_path / "aprof-trms.out.1"
     p.write_text(without_sources(sources_example()))
-    assert cli.run(sources.main, [str(p)]) == cli.EXIT_ERROR
+    assert cli.run(producers.main, [str(p)]) == cli.EXIT_ERROR
 
 
 def consumers_listed(out):
@@ -142,7 +138,6 @@ def consumers_listed(out):
 def test_producers_command_chooses_consumers_as_the_other_commands_do(tmp_path, capsys):
     """-r and -e are select.py's: a name, a shell pattern, a part of a name,
     a regular expression; a name that selects nothing is an error."""
-    from aprof_trms import cli
     p = tmp_path / "aprof-trms.out.1"
     p.write_text(sources_example())
     expected = {("-r", "produce_data"): ["produce_data"], ("-r", "consume*"): ["consume_data"],
@@ -150,7 +145,7 @@ def test_producers_command_chooses_consumers_as_the_other_commands_do(tmp_path, 
                 ("--exclude-object", "consumer"): [],
                 (): ["consume_data", "produce_data"]}
     for options, consumers in expected.items():
-        assert sources.main([*options, str(p)]) == 0
+        assert producers.main([*options, str(p)]) == 0
         assert consumers_listed(capsys.readouterr().out) == consumers, options
-    assert cli.run(sources.main, ["-r", "no_such_routine", str(p)]) == cli.EXIT_ERROR
+    assert cli.run(producers.main, ["-r", "no_such_routine", str(p)]) == cli.EXIT_ERROR
     assert "no routine matches 'no_such_routine'" in capsys.readouterr().err
