@@ -61,7 +61,7 @@ _MIN_CHAIN_WIDTH = 30
 
 @dataclasses.dataclass
 class RoutineContexts:
-    """A routine and its contexts in ranking order (rank.Row per context)."""
+    """A routine and its contexts in ranking order (ranking.Row per context)."""
     routine: aprof_profile.RoutineProfile
     rows: List[Row]
 
