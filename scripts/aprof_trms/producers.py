@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Where each routine's input came from (reports of --input-sources=yes): top
-# producers per consumer routine, and the producer-to-consumer graph.
+# The producers command: top producers per consumer routine of reports of
+# --input-sources=yes runs, and the producer-to-consumer graph.
 #
 # Copyright (C) 2026, the aprof-trms authors.
 """The `producers` command over the input sources of reports run with
