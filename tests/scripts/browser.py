@@ -15,7 +15,7 @@ last statement: a page whose script stopped on an error never becomes ready.
 """
 import os
 
-from debian_packages import find_program  # noqa: E402
+from debian_packages import find_program
 
 CHROMIUM = find_program("chromium")
 CHROMEDRIVER = find_program("chromedriver")
