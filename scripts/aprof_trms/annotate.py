@@ -38,7 +38,6 @@ activations again.
 Exit status (aprof_trms.cli): 0 done, 1 bad input, 2 bad usage.
 """
 import os
-import shutil
 import sys
 import textwrap
 from typing import List, Optional
@@ -144,10 +143,6 @@ def section(title: str, profile: aprof_profile.Profile, args) -> List[str]:
     return lines + [""] + textwrap.wrap(account, args.width, break_on_hyphens=False)
 
 
-def terminal_width() -> int:
-    return shutil.get_terminal_size((120, 24)).columns
-
-
 def parse_args(argv):
     p = cli.argument_parser(
         description="Flat view of a profile: one line per routine with calls, self and inclusive "
@@ -173,7 +168,7 @@ def parse_args(argv):
     p.set_defaults(min_share=DEFAULT_THRESHOLD)
     args = p.parse_args(argv)
     if args.width is None:
-        args.width = terminal_width()
+        args.width = cli.terminal_width()
     elif args.width < 40:
         p.error("--width must be at least 40")
     return args

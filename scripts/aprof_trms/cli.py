@@ -29,14 +29,16 @@ status 141 in the shell.
 import argparse
 import importlib
 import os
+import shutil
 import signal
 import sys
 from typing import Callable, List, Optional
 
 from . import __version__, names, profile, report
+from .errors import UserError  # re-exported: the commands raise cli.UserError
 
 __all__ = ["EXIT_OK", "EXIT_ERROR", "EXIT_USAGE", "EXIT_REGRESSION", "UserError",
-           "program_name", "argument_parser", "warn", "warn_kernel_writes", "run", "run_command"]
+           "program_name", "argument_parser", "positive_scale", "terminal_width", "warn", "warn_kernel_writes", "run", "run_command"]
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -46,12 +48,6 @@ EXIT_INTERRUPTED = 130
 
 # Packages the commands need beyond the standard library.
 THIRD_PARTY = ("numpy", "scipy", "matplotlib")
-
-
-class UserError(Exception):
-    """A mistake in the input or the arguments that is not a usage error (a
-    pattern that matches nothing, an output directory that cannot be
-    written...): reported in one line, exit status 1."""
 
 
 def program_name() -> str:
@@ -79,6 +75,22 @@ def warn_kernel_writes(mechanisms) -> None:
     text = report.kernel_writes_warning(mechanisms)
     if text:
         warn(text)
+
+
+def positive_scale(text: str) -> float:
+    """--scale: a number greater than 1 (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 1.0:
+        raise argparse.ArgumentTypeError(f"must be greater than 1: {text!r}")
+    return value
+
+
+def terminal_width() -> int:
+    """The width text output is wrapped to (annotate.py, contexts.py)."""
+    return shutil.get_terminal_size((120, 24)).columns
 
 
 def _error(message: str) -> int:

@@ -100,7 +100,7 @@ __all__ = ["MODELS", "MIN_DISTINCT_SIZES", "K_RANGE", "LOG_GROWTH",
            "NotEnoughPoints", "Fit",
            "FitResult", "model_term", "model_label", "label_with_interval", "upper_envelope", "fit_points", "fit_many",
            "fit_model", "routine_points", "fit_routine", "fit_routines",
-           "fit_routines_by_metric"]
+           "fit_routines_by_metric", "FitInfo", "fit_infos", "fit_of"]
 
 MODELS = ("1", "log n", "sqrt n", "n", "n log n", "n^2", "n^3", "n^k")
 MIN_DISTINCT_SIZES = 5     # below this: no fit (AICc of a 3-parameter class needs 5 points)
@@ -979,3 +979,40 @@ def fit_routine(routine, metric: str = "trms", statistic: str = "max") -> FitRes
     if isinstance(result, ValueError):
         raise result
     return result
+
+
+# ---------------------------------------------------------------------------
+# The worst-case fits the commands show (plot, annotate's table, the HTML
+# report), with the reason a routine has none.
+# ---------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class FitInfo:
+    """The fit of one routine and input metric, or why there is none."""
+    result: Optional[FitResult] = None
+    reason: str = ""                  # "no fit: ..." when result is None
+
+
+def fit_infos(routines, metrics: Sequence[str]) -> Dict[str, List[FitInfo]]:
+    """The worst-case fit of each routine by each metric, or why there is
+    none; the routines are fitted together (fit_routines_by_metric:
+    much faster than one by one, same TRMS and RMS points fitted once)."""
+    results = fit_routines_by_metric(routines, metrics, "max")
+    return {metric: [_fit_info(routine, metric, result)
+                     for routine, result in zip(routines, results[metric])] for metric in metrics}
+
+
+def _fit_info(routine, metric: str, result) -> FitInfo:
+    if isinstance(result, NotEnoughPoints):
+        distinct = getattr(result, "distinct", len(routine.points(metric)))
+        needed = getattr(result, "needed", MIN_DISTINCT_SIZES)
+        return FitInfo(reason=f"no fit: only {distinct} distinct "
+                              f"size{'' if distinct == 1 else 's'} (need {needed})")
+    if isinstance(result, ValueError):
+        return FitInfo(reason=f"no fit: {result}")
+    return FitInfo(result=result)
+
+
+def fit_of(routine, metric: str) -> FitInfo:
+    """fit_infos of one routine and metric."""
+    return fit_infos([routine], (metric,))[metric][0]

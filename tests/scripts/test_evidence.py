@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-import synthetic  # noqa: F401  (puts scripts/ on sys.path)
+import synthetic  # noqa: F401
 from aprof_trms import evidence, fit
 
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-import synthetic  # also puts scripts/ on sys.path
+import synthetic
 from aprof_trms import fit as af  # noqa: E402
 from aprof_trms import profile as aprof_profile  # noqa: E402
 

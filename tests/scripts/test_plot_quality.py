@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-import synthetic  # also puts scripts/ on sys.path
+import synthetic
 from aprof_trms import fit as aprof_fit  # noqa: E402
 from aprof_trms import plot as aprof_plot  # noqa: E402
 from aprof_trms import plotting as apl  # noqa: E402
@@ -30,7 +30,7 @@ def figure(routine, kind="cost", log=False, size=(1000, 480), dpi=100):
     import numpy as np
     plt = apl.pyplot()
     style = aprof_plot.Style(log, log, "bb", 4)
-    fits = {m: aprof_plot.fit_of(aprof_fit, routine, m) for m in aprof_plot.METRICS}
+    fits = {m: aprof_fit.fit_of(routine, m) for m in aprof_plot.METRICS}
     return plt, aprof_plot.routine_figure(plt, np, aprof_fit, routine, kind, fits, style, size, dpi)
 
 
@@ -96,7 +96,7 @@ def test_fit_notes_wrapped_whole_in_the_legend(tmp_path):
     cheap = synthetic.Routine("cheap", lambda n: n * n / (10 if n % 5 == 0 else 1), range(20, 80),
                               rms=lambda n: n)
     r = routine_of(tmp_path, cheap)
-    note = next(n for n in aprof_plot.fit_of(aprof_fit, r, "trms").result.notes
+    note = next(n for n in aprof_fit.fit_of(r, "trms").result.notes
                 if n.startswith("fitted on the upper envelope"))
     assert len(note) > aprof_plot.LEGEND_NOTE_WIDTH
     plt, fig = figure(r)

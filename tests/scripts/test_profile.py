@@ -2,7 +2,7 @@
 """aprof_trms.profile: merging over threads, processes and runs of one program."""
 import pytest
 
-import synthetic  # puts scripts/ on sys.path
+import synthetic
 from aprof_trms import profile as ap
 from aprof_trms import report as ar
 

@@ -117,9 +117,9 @@ def test_top(tmp_path):
 
 
 def test_rank_routines_api(tmp_path):
-    from aprof_trms import profile as aprof_profile, rank as aprof_rank
+    from aprof_trms import profile as aprof_profile, ranking
     prof = aprof_profile.load_profile([scaling(tmp_path / "r")])
-    rows = aprof_rank.rank_routines(prof, list(prof.routines.values()))
+    rows = ranking.rank_routines(prof, list(prof.routines.values()))
     assert [r.routine.name for r in rows][:4] == ["quad", "lin", "tiny", "const"]
     assert all(r.reason for r in rows)
     confident = [r.conclusive for r in rows if r.fitted]

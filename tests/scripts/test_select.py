@@ -10,15 +10,12 @@ and routines with a negligible share, and says so; name, regex and object
 filters select what a user means."""
 import argparse
 import os
-import sys
 
 import types
 
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.normpath(os.path.join(HERE, "..", "..", "scripts")))
-sys.path.insert(0, HERE)
 from aprof_trms import cli, fit, names, select  # noqa: E402
 from aprof_trms import profile as aprof_profile  # noqa: E402
 import synthetic  # noqa: E402

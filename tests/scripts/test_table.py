@@ -8,11 +8,8 @@
 induced shares and fits are checked against numbers computed here from the
 activations, not from the profile code; sorting and the per-thread split too."""
 import os
-import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.normpath(os.path.join(HERE, "..", "..", "scripts")))
-sys.path.insert(0, HERE)
 from aprof_trms import profile as aprof_profile  # noqa: E402
 from aprof_trms import report as aprof_report  # noqa: E402
 from aprof_trms import table  # noqa: E402

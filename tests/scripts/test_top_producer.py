@@ -17,8 +17,6 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.normpath(os.path.join(HERE, "..", "..", "scripts"))
-sys.path.insert(0, SCRIPTS)
-sys.path.insert(0, HERE)
 from aprof_trms import profile as aprof_profile  # noqa: E402
 from aprof_trms import report as aprof_report  # noqa: E402
 from aprof_trms import table  # noqa: E402

@@ -9,7 +9,6 @@ import sys
 import pytest
 
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
-sys.path.insert(0, os.path.normpath(SCRIPTS))
 from aprof_trms import report as ar  # noqa: E402
 
 # Most tests use version 1 reports (the older format, still read); the
@@ -595,7 +594,7 @@ def test_command_line(tmp_path):
     bad = tmp_path / "bad"
     bad.write_text(report_text(EXAMPLE_BODY, end=False))
     def check(*args):
-        return subprocess.run([sys.executable, "-m", "aprof_trms.report", *args],
+        return subprocess.run([sys.executable, "-m", "aprof_trms.check_reports", *args],
                               cwd=os.path.normpath(SCRIPTS), capture_output=True, text=True)
     r = check("--summary", str(good))
     assert r.returncode == 0, r.stderr
