@@ -17,7 +17,7 @@ code changed: refresh the mutation), and one that does not compile is an
 error: both are reported, never skipped.
 
 usage (from a configured build directory, as `make mutation-check` does):
-  run_mutations.py --srcdir=SRC --builddir=BUILD [--work-dir=DIR] [NAME...]
+  run_mutations.py --srcdir=SRC --builddir=BUILD [--work-dir=DIR] [--python] [NAME...]
 
 Exit status: 0 if every mutation was caught, 1 if some survived, 2 on stale
 or broken mutations (or a bad command line, or a baseline that fails).
@@ -323,6 +323,9 @@ def test_mutation(ws: Workspace, m: Mutation, baseline: "Baseline") -> Tuple[str
             passed, output = ws.run_test(test, m.is_python)
             if not passed:
                 failed = test
+                # pytest's summary names the test of a suite that failed.
+                first = re.search(r"^FAILED (\S+)", output, re.M)
+                which = f" ({first.group(1)})" if first and first.group(1) != test else ""
                 break
     finally:
         path.write_text(pristine)  # newer mtime: the next build recompiles it
@@ -338,7 +341,7 @@ def test_mutation(ws: Workspace, m: Mutation, baseline: "Baseline") -> Tuple[str
         return "error", f"{failed} fails without the mutation too"
     if failed in m.tests:
         return "caught", f"by {failed} ({elapsed})"
-    return "caught", f"by {failed}, not in its list: add the test that failed ({elapsed})"
+    return "caught", f"by {failed}{which}, not in its list: add the test that failed ({elapsed})"
 
 
 class Baseline:
@@ -382,6 +385,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--check-list", action="store_true",
                     help="only check that every mutation applies (no build, no tests)")
+    ap.add_argument("--python", action="store_true",
+                    help="only the mutations of the Python analysis (.py files)")
     ap.add_argument("names", nargs="*", help="run only these mutations")
     args = ap.parse_args(argv)
 
@@ -397,6 +402,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     if args.names:
         mutations = [m for m in mutations if m.name in args.names]
+    if args.python:
+        mutations = [m for m in mutations if m.is_python]
 
     ws = Workspace(srcdir, builddir, (args.work_dir or builddir / "mutation-work").resolve(),
                    args.jobs)
