@@ -576,7 +576,8 @@ class _Batch:
         """b*n^k (no intercept; b and k given) on a batch of one row, with
         the rss, R^2 and criterion fit() gives a fixed exponent's fit."""
         one = np.ones(1)
-        rss_w = (self.w * (self.ys - b * np.power(self.n, k) / self.yscale[:, None]) ** 2).sum(axis=1)
+        resid = self.ys - b * np.power(self.n, k) / self.yscale[:, None]
+        rss_w = (self.w * resid * resid).sum(axis=1)
         fit = self._finish("n^k", 0.0 * one, b * one, k * one, 0.0 * one, rss_w, _params("n^k") - 1)
         return self._fits("n^k", fit, k * one)[0]
 
