@@ -573,6 +573,15 @@ class _Batch:
         ratio = self.clusters[:, None] * np.log(np.maximum(grid_rss, floor) / best)
         return _likelihood_bounds(grid, ratio, k)
 
+    def power_law(self, b: float, k: float) -> Fit:
+        """b*n^k (no intercept; b and k given) on a batch of one row, with
+        the rss, R^2 and criterion fit() gives a fixed exponent's fit."""
+        one = np.ones(1)
+        resid = self.ys - b * np.power(self.n, k) / self.yscale[:, None]
+        rss_w = (self.w * resid * resid).sum(axis=1)
+        fit = self._finish("n^k", 0.0 * one, b * one, k * one, 0.0 * one, rss_w, _params("n^k") - 1)
+        return self._fits("n^k", fit, k * one)[0]
+
     @property
     def clusters(self) -> np.ndarray:
         """Clusters of sizes per row (evidence.size_clusters)."""
@@ -832,9 +841,10 @@ def _result(prepared: _Prepared, fits: List[Fit], integer: bool) -> FitResult:
 
 def _log_log_power(sizes: List[float], costs: List[float]) -> Optional[Fit]:
     """a + b*n^k with k the least-squares slope of log cost on log size (the
-    fixed exponent up to 10, beyond the free one's range): the growing model
-    of last resort, for points that rise by orders of magnitude where every
-    model of the family came out flat."""
+    fixed exponent up to 10, beyond the free one's range), or b*n^k through
+    the points' centre on the log-log scale where that comes out flat too:
+    the growing model of last resort, for points that rise by orders of
+    magnitude where every model of the family came out flat."""
     pairs = [(math.log(n), math.log(y)) for n, y in zip(sizes, costs) if n > 0 and y > 0]
     if len({x for x, _ in pairs}) < 2:
         return None
@@ -843,8 +853,15 @@ def _log_log_power(sizes: List[float], costs: List[float]) -> Optional[Fit]:
     slope = sum((x - mx) * (v - my) for x, v in pairs) / sum((x - mx) ** 2 for x, _ in pairs)
     if slope <= 0.0:
         return None
-    n, y = np.array([sizes]), np.array([costs])
-    return _Batch(n, y).fit("n^k", min(slope, 10.0))[0]
+    k = min(slope, 10.0)
+    batch = _Batch(np.array([sizes]), np.array([costs]))
+    power = batch.fit("n^k", k)[0]
+    if power.b > 0.0:
+        return power
+    # Relative least squares came out flat with this exponent too (many
+    # cheap points outvote the few that rise): the power law through the
+    # points' centre on the log-log scale, which grows as they do.
+    return batch.power_law(math.exp(my - k * mx), k)
 
 
 def _fit_batch(prepared: List[_Prepared]) -> List[FitResult]:

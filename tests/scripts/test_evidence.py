@@ -41,6 +41,16 @@ def test_tail_slope_resists_one_odd_point():
     assert evidence.tail_slope(n, y) == pytest.approx(1.0, abs=0.05)
 
 
+def test_tail_slope_holds_at_least_three_clusters():
+    """The largest doubling alone holds two sizes: one odd point there would
+    decide the slope; widened to three clusters, the median of the slopes
+    between them follows the other points."""
+    n = np.array([100, 200, 400, 800, 1600, 3200.0])
+    y = 5 * n
+    y[-2] = y[-2] / 50
+    assert evidence.tail_slope(n, y) == pytest.approx(1.0)
+
+
 def test_local_slope_and_growth_factor_follow_the_points_when_the_model_is_steeper():
     mixed = fit.Fit("n^3", -113.0, 7.15e-6, None, 0.0, 1.0, 0.0, c=4.63)
     assert evidence.local_slope(mixed.predict, 3200) == pytest.approx(2.88, abs=0.02)
@@ -84,6 +94,18 @@ def test_a_model_steeper_than_its_points_at_the_largest_sizes_is_inconclusive():
     assert any(d.startswith("grows with slope 3.00 at the largest sizes, where its points rise "
                             "with slope 1.50") for d in doubts), doubts
     assert result.effective_growth() == pytest.approx(1.5, abs=0.01)
+
+
+def test_a_model_flatter_than_its_points_at_the_largest_sizes_is_inconclusive():
+    """The other way round: a chosen model that bends less than its points
+    at the largest sizes understates the growth where extrapolation
+    starts."""
+    sizes = synthetic.sizes(12)
+    result = clean(sizes, lambda n: 20 * n ** 1.5)
+    result.best = fit.Fit("n", 0.0, 20 * max(sizes) ** 0.5, None, 0.0, 0.99, 0.0)
+    doubts = fit._doubts(result)
+    assert any(d.startswith("grows with slope 1.00 at the largest sizes, where its points rise "
+                            "with slope 1.50") for d in doubts), doubts
 
 
 def noisy_n_log_n(sizes, seed):
