@@ -73,6 +73,18 @@ bool ProcessCommandLineOption(const char* arg) {
   } else if (VG_STR_CLO(arg, "--skip-routine", value)) {
     if (value[0] == '\0') BadOption(arg, "a routine name pattern");
     o.skip_patterns.push_back(value);
+  } else if (VG_STR_CLO(arg, "--collect-inside", value)) {
+    if (value[0] == '\0') BadOption(arg, "a routine name pattern");
+    o.collect_inside_patterns.push_back(value);
+  } else if (VG_STR_CLO(arg, "--dump-before", value)) {
+    if (value[0] == '\0') BadOption(arg, "a routine name pattern");
+    o.dump_before_patterns.push_back(value);
+  } else if (VG_STR_CLO(arg, "--dump-after", value)) {
+    if (value[0] == '\0') BadOption(arg, "a routine name pattern");
+    o.dump_after_patterns.push_back(value);
+  } else if (VG_STR_CLO(arg, "--dump-every", value)) {
+    o.dump_every_seconds =
+        ParseNumber(arg, value, 1, 1000000000, "a number of seconds from 1 to 1000000000");
   } else if (VG_BOOL_CLO(arg, "--collect-atstart", o.collect_at_start)) {
   } else if (VG_BOOL_CLO(arg, "--trms", o.track_trms)) {
   } else if (VG_BOOL_CLO(arg, "--input-sources", o.input_sources)) {
@@ -108,6 +120,15 @@ void PrintUsage() {
       "                                    input count for their caller (repeatable)\n"
       "    --collect-atstart=no|yes        record activations from the start, or\n"
       "                                    only after APROF_TRMS_START_COLLECTION [yes]\n"
+      "    --collect-inside=<pattern>      record only activations of routines matching\n"
+      "                                    the glob and of what runs below them on the\n"
+      "                                    thread's stack (repeatable)\n"
+      "    --dump-every=<seconds>          write a numbered dump of the profile so far\n"
+      "                                    every n seconds of run time [never]\n"
+      "    --dump-before=<pattern>         write a dump when a routine matching the\n"
+      "                                    glob is called (repeatable)\n"
+      "    --dump-after=<pattern>          write a dump when an activation of a routine\n"
+      "                                    matching the glob completes (repeatable)\n"
       "    --trms=no|yes                   no: compute the RMS only, without tracking\n"
       "                                    input from other threads and the kernel;\n"
       "                                    faster, and every TRMS equals the RMS [yes]\n"
