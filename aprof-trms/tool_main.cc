@@ -136,6 +136,7 @@ void PostCommandLineInit() {
   if (options.collect_context) engine_options.context_depth = options.context_depth;
   g_tool.engine = New<Engine>(engine_options);
   g_tool.engine->set_recording(options.collect_at_start);
+  if (options.collect_inside_patterns.size() > 0) g_tool.engine->CollectOnlyInside();
   g_tool.routines = New<RoutineTable>();
   g_tool.calls = New<CallTracker>(*g_tool.engine, *g_tool.routines);
   if (options.dump_before_patterns.size() > 0 || options.dump_after_patterns.size() > 0)

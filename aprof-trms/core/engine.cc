@@ -155,7 +155,6 @@ APROF_ALWAYS_INLINE void Engine::Record(ThreadRecord& record, const ActivationRe
 void Engine::MarkCollectInside(RoutineId routine) {
   if (routine >= inside_routines_.size()) inside_routines_.resize(routine + 1);
   inside_routines_[routine] = true;
-  scoped_ = true;
 }
 
 void Engine::ZeroProfiles() {

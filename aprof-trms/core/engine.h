@@ -103,10 +103,11 @@ class Engine {
   bool recording() const { return recording_; }
 
   // --collect-inside: from now on an activation is recorded only if an
-  // activation of a marked routine is pending on its thread's stack when
-  // it completes, or it is one itself (a marked routine and everything it
-  // calls). Input sizes stay exact. With no routine marked, every
-  // activation is recorded (while recording is on).
+  // activation of a routine marked by MarkCollectInside is pending on its
+  // thread's stack when it completes, or it is one itself (a marked
+  // routine and everything it calls). Input sizes stay exact. Routines are
+  // marked as they are met; none marked yet: nothing is recorded.
+  void CollectOnlyInside() { scoped_ = true; }
   void MarkCollectInside(RoutineId routine);
 
   // Forgets what every thread recorded so far (ThreadProfile::ClearRecorded):
@@ -374,7 +375,7 @@ class Engine {
   LiveThread* current_ = nullptr;
   EngineStatistics stats_{};
   bool recording_ = true;
-  // --collect-inside: the marked routines, by id; scoped_ once any is.
+  // --collect-inside: the marked routines, by id; scoped_ after CollectOnlyInside.
   InternalVector<bool> inside_routines_;
   bool scoped_ = false;
   ActivationObserver observer_ = nullptr;

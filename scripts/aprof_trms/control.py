@@ -8,7 +8,8 @@ server"): dump the profile so far, zero it, switch collection on or off, or
 show the status, of one process (by pid) or of every aprof-trms process of
 the user (none given).
 
-  aprof_control -d [PID]          write the next numbered dump (REPORT.N)
+  aprof_control -d [PID]          write the next numbered dump (REPORT.N);
+                                  --reason=TEXT goes in its interval record
   aprof_control -z [PID]          forget the profile recorded so far
   aprof_control --collect=off PID stop recording activations (on: again)
   aprof_control -s [PID]          status: threads, activations, shadow memory
@@ -107,9 +108,11 @@ def _parser():
         description="Send commands to programs running under aprof-trms "
                     "(through Valgrind's gdbserver and vgdb).",
         epilog="Without PID: every aprof-trms process of this user that vgdb can reach.")
-    parser.add_argument("-d", "--dump", nargs="?", const="", metavar="REASON",
+    parser.add_argument("-d", "--dump", action="store_true",
                         help="write the profile so far to the next numbered dump "
-                             "(REPORT.N beside the report); REASON goes in its header")
+                             "(REPORT.N beside the report)")
+    parser.add_argument("--reason", metavar="TEXT",
+                        help="with --dump: why, written in the dump's interval record")
     parser.add_argument("-z", "--zero", action="store_true",
                         help="forget the profile recorded so far (after a dump, if both)")
     parser.add_argument("--collect", choices=("on", "off"),
@@ -123,8 +126,8 @@ def _parser():
 def _commands(args) -> List[List[str]]:
     """The monitor commands asked for, in the order they are sent."""
     commands = []
-    if args.dump is not None:
-        commands.append(["dump"] + ([args.dump] if args.dump else []))
+    if args.dump:
+        commands.append(["dump"] + ([args.reason] if args.reason else []))
     if args.zero:
         commands.append(["zero"])
     if args.collect:

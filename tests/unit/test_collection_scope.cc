@@ -43,6 +43,7 @@ void RunScopedProgram(Engine& engine) {
 
 TEST(CollectInside, RecordsTheMarkedRoutineAndWhatRunsBelowIt) {
   Engine engine;
+  engine.CollectOnlyInside();
   engine.MarkCollectInside(kInside);
   RunScopedProgram(engine);
   EXPECT_EQ(TotalsOf(engine, kLeaf).calls, 4u) << "the leaves below kInside only";
@@ -61,8 +62,17 @@ TEST(CollectInside, WithoutMarksEverythingIsRecorded) {
   EXPECT_EQ(TotalsOf(engine, kOutside).calls, 1u);
 }
 
+TEST(CollectInside, NothingIsRecordedBeforeAMarkedRoutineIsMet) {
+  Engine engine;
+  engine.CollectOnlyInside();
+  RunScopedProgram(engine);
+  EXPECT_EQ(TotalsOf(engine, kLeaf).calls, 0u);
+  EXPECT_EQ(TotalsOf(engine, kMain).calls, 0u);
+}
+
 TEST(CollectInside, CollectionOffStillWins) {
   Engine engine;
+  engine.CollectOnlyInside();
   engine.MarkCollectInside(kInside);
   engine.set_recording(false);
   RunScopedProgram(engine);
@@ -73,6 +83,7 @@ TEST(CollectInside, CollectionOffStillWins) {
 TEST(CollectInside, InputSizesStayExactInsideTheScope) {
   // kInside reads 3 cells its caller read before: still its input.
   Engine engine;
+  engine.CollectOnlyInside();
   engine.MarkCollectInside(kInside);
   engine.SwitchTo(1);
   engine.Call(kMain);

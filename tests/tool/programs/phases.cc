@@ -6,8 +6,8 @@
    usage: phases PHASES CALLS [THREADS]
 
    Single-threaded (THREADS absent or 0): for each phase k = 1..PHASES, main
-   calls phase_work(), which calls leaf() CALLS times (each leaf reads 16 ints
-   of a table) and inner() once, which calls leaf() 3 times; then main prints
+   calls phase_work(), which calls leaf(i) for i = 0..CALLS-1 (each reads
+   4 * (i % 8 + 1) ints of a table: 8 input sizes) and inner() once, which calls leaf() 3 times; then main prints
    "phase k" and waits (a blocking read() of one byte from stdin) before the
    next phase, so that a dump or zero between phases falls at the same point
    of every run. Exact counts: phase_work PHASES, inner PHASES, leaf
@@ -28,7 +28,7 @@ static volatile long sink;
 
 extern "C" NOINLINE long leaf(int offset) {
   long s = 0;
-  for (int i = 0; i < 16; i++) s += table[(offset + i) & 63];
+  for (int i = 0; i < 4 * (offset % 8 + 1); i++) s += table[i];
   return s;
 }
 
