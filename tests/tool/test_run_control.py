@@ -8,6 +8,7 @@ reaches by ptrace."""
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Dict, List
 
@@ -186,3 +187,50 @@ def test_bad_requests_get_a_message_and_the_program_runs_on(tmp_path):
     final = load(tmp_path / f"aprof.{proc.pid}")
     assert calls_of(final, "main") == 0, "collection was off when main completed"
     assert calls_of(load(tmp_path / f"aprof.{proc.pid}.2"), "leaf") == 13
+
+
+def free_loopback_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_real_server_zeroed_after_warm_up_and_dumped_after_the_load(tmp_path):
+    """redis-server (Debian's) under the tool, driven by redis-benchmark over
+    loopback: SET requests warm it up, a zero forgets them, 300 GET requests
+    are the load, and the dump holds exactly those: getCommand 300 times,
+    setCommand never. The server runs on and exits normally."""
+    port = str(free_loopback_port())
+    cli = [toolrun.needs_program("redis-cli"), "-p", port]
+    bench = [toolrun.needs_program("redis-benchmark"), "-p", port, "-q", "-c", "1"]
+    server = start(tmp_path, [toolrun.needs_program("redis-server"), "--port", port,
+                              "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                              "--dir", str(tmp_path)])
+    try:
+        for attempt in range(240):  # start-up under Valgrind: bounded, 2 minutes at most
+            if subprocess.run(cli + ["ping"], capture_output=True).stdout.strip() == b"PONG":
+                break
+            assert server.poll() is None, server.stderr.read().decode(errors="replace")
+            time.sleep(0.5)
+        subprocess.run(bench + ["-n", "200", "-t", "set"], check=True, capture_output=True,
+                       timeout=toolrun.RUN_TIMEOUT)
+        zeroed = control("-z", str(server.pid))
+        assert zeroed.returncode == 0, zeroed.stdout + zeroed.stderr
+        subprocess.run(bench + ["-n", "300", "-t", "get"], check=True, capture_output=True,
+                       timeout=toolrun.RUN_TIMEOUT)
+        dumped = control("-d", "--reason=300 GET", str(server.pid))
+        assert dumped.returncode == 0, dumped.stdout + dumped.stderr
+        dump = load(tmp_path / f"aprof.{server.pid}.1")
+        assert (dump.header.interval.zeroes, dump.header.interval.reason) == (1, "300 GET")
+        assert calls_of(dump, "getCommand") == 300
+        assert calls_of(dump, "setCommand") == 0
+        subprocess.run(cli + ["shutdown", "nosave"], capture_output=True, timeout=toolrun.RUN_TIMEOUT)
+        server.wait(timeout=toolrun.RUN_TIMEOUT)
+        assert server.returncode == 0, server.stderr.read().decode(errors="replace")
+        final = load(tmp_path / f"aprof.{server.pid}")
+        assert final.header.interval.zeroes == 1 and calls_of(final, "getCommand") == 300
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, 9)
+            server.wait()
