@@ -138,7 +138,10 @@ def _commands(args) -> List[List[str]]:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.reason is not None and not args.dump:
+        parser.error("--reason is the reason of a dump: give it with -d/--dump")
     listed = _listed_processes()
     pids = args.pids or sorted(pid for pid, line in listed.items() if _runs_the_tool(line))
     if not pids:
