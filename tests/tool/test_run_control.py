@@ -234,3 +234,40 @@ def test_a_real_server_zeroed_after_warm_up_and_dumped_after_the_load(tmp_path):
         if server.poll() is None:
             os.killpg(server.pid, 9)
             server.wait()
+
+
+def dumps_of(d: Path, pid: int) -> List[ar.Report]:
+    names = sorted((n for n in os.listdir(d) if n.startswith(f"aprof.{pid}.")),
+                   key=lambda n: int(n.rsplit(".", 1)[1]))
+    return [load(d / n) for n in names]
+
+
+def test_dumps_before_and_after_a_routine(tmp_path):
+    argv = [toolrun.program("phases"), "2", "10"]
+    (tmp_path / "after").mkdir()
+    proc = start(tmp_path / "after", argv, ["--dump-after=inner"])
+    finish(proc, b"xx")
+    after = dumps_of(tmp_path / "after", proc.pid)
+    # After each inner: it is in the dump, phase_work (its caller) is pending.
+    assert [r.header.interval.reason for r in after] == ["after inner"] * 2
+    assert [(calls_of(r, "inner"), calls_of(r, "leaf"), calls_of(r, "phase_work"))
+            for r in after] == [(1, 13, 0), (2, 26, 1)]
+    (tmp_path / "before").mkdir()
+    proc = start(tmp_path / "before", argv, ["--dump-before=phase_*"])
+    finish(proc, b"xx")
+    before = dumps_of(tmp_path / "before", proc.pid)
+    # Before each phase_work: nothing of that phase yet.
+    assert [r.header.interval.reason for r in before] == ["before phase_work"] * 2
+    assert [calls_of(r, "leaf") for r in before] == [0, 13]
+
+
+def test_dump_every_writes_when_the_program_runs_after_the_period(tmp_path):
+    proc = start(tmp_path, [toolrun.program("phases"), "2", "10"], ["--dump-every=1"])
+    assert proc.stdout.readline() == b"phase 1\n"
+    time.sleep(1.5)  # longer than the period: the dump is due when it runs again
+    finish(proc, b"xx")
+    dumps = dumps_of(tmp_path, proc.pid)
+    assert dumps, "a dump was due when the program ran again"
+    assert [r.header.interval.dump for r in dumps] == list(range(1, len(dumps) + 1))
+    assert {r.header.interval.reason for r in dumps} == {"--dump-every"}
+    assert calls_of(dumps[-1], "leaf") >= 13, "the last dump came after phase 1"
