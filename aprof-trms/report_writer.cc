@@ -613,13 +613,13 @@ bool WriteDump(const ReportContext& context, Printer print) {
   char* report = ReportPath();
   const SizeT size = VG_(strlen)(report) + 24;
   char* path = static_cast<char*>(VG_(malloc)(kCostCentre, size));
-  VG_(snprintf)(path, size, "%s.%llu", report, static_cast<unsigned long long>(context.interval.dump));
+  const auto number = static_cast<unsigned long long>(context.interval.dump);
+  VG_(snprintf)(path, size, "%s.%llu", report, number);
   VG_(free)(report);
   const bool ok = WriteFileAt(context, path, {print, "dump"});
   // Asked for by a monitor command: always answered; else like the report.
   if (ok && (print == VG_(gdb_printf) || VG_(clo_verbosity) > 0))
-    print("aprof-trms: dump %llu written to %s\n",
-                static_cast<unsigned long long>(context.interval.dump), path);
+    print("aprof-trms: dump %llu written to %s\n", number, path);
   VG_(free)(path);
   return ok;
 }

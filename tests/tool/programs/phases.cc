@@ -7,16 +7,16 @@
 
    Single-threaded (THREADS absent or 0): for each phase k = 1..PHASES, main
    calls phase_work(), which calls leaf(i) for i = 0..CALLS-1 (each reads
-   4 * (i % 8 + 1) ints of a table: 8 input sizes) and inner() once, which calls leaf() 3 times; then main prints
-   "phase k" and waits (a blocking read() of one byte from stdin) before the
+   4 * (i % 8 + 1) ints of a table: 8 input sizes) and inner() once, which
+   calls leaf() 3 times; then main prints "phase k" and waits (a blocking read() of one byte from stdin) before the
    next phase, so that a dump or zero between phases falls at the same point
    of every run. Exact counts: phase_work PHASES, inner PHASES, leaf
    PHASES * (CALLS + 3); every activation of a phase completes inside it.
 
    With THREADS > 0: main starts THREADS workers, prints "running" and waits
    for one byte on stdin (the test dumps and zeroes meanwhile, while the
-   workers run), then waits for them. Each worker calls leaf() CALLS times
-   in PHASES rounds of phase_work() (leaf CALLS each round, inner once):
+   workers run), then waits for them. Each worker runs PHASES rounds of
+   phase_work() (leaf CALLS times and inner once each round):
    exact counts over the whole run: leaf THREADS * PHASES * (CALLS + 3). */
 #include <pthread.h>
 #include <unistd.h>
