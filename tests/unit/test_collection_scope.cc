@@ -122,6 +122,23 @@ TEST(ZeroProfiles, ForgetsWhatCompletedAndKeepsPendingActivationsWhole) {
   EXPECT_EQ(TotalsOf(engine, kMain).cumulative_cost, 23u) << "the whole activation";
 }
 
+TEST(ZeroProfiles, TotalsCountOnlyWhatCompletesAfterTheZero) {
+  Engine engine;
+  engine.SwitchTo(1);
+  engine.Call(kMain);
+  CallLeaf(engine, kLeaf, 3);
+  engine.ZeroProfiles();
+  CallLeaf(engine, kLeaf, 5);
+  const RoutineTotals& leaf = TotalsOf(engine, kLeaf);
+  EXPECT_EQ(leaf.calls, 1u);
+  EXPECT_EQ(leaf.self_cost, 5u);
+  EXPECT_EQ(leaf.cumulative_cost, 5u);
+  const CallEdgeTotals* edge = engine.thread_record(0).profile.edges().Find({kMain, kLeaf});
+  ASSERT_NE(edge, nullptr);
+  EXPECT_EQ(edge->calls, 1u);
+  EXPECT_EQ(edge->inclusive_cost, 5u);
+}
+
 TEST(ZeroProfiles, RecursionStaysOutermostAcrossAZero) {
   // A recursive routine pending across the zero: its outer activation is
   // still the one whose cost counts as cumulative, once.
