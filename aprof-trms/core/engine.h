@@ -345,7 +345,9 @@ class Engine {
   ActivationResult PopActivation(LiveThread& thread);
   // earlier: what the activation's earlier runs measured, if it was suspended.
   void CompleteTopActivation(LiveThread& thread, const ActivationResult* earlier = nullptr);
-  void Record(ThreadRecord& record, const ActivationResult& result, RoutineId caller, bool record_it);
+  // record_it: whether the activation enters the profile (Collecting).
+  void Record(ThreadRecord& record, const ActivationResult& result, RoutineId caller,
+              bool record_it);
   bool IsInsideRoutine(RoutineId routine) const {
     return routine < inside_routines_.size() && inside_routines_[routine];
   }
