@@ -106,7 +106,11 @@ void CallTracker::Push(ThreadCalls& t, SuperblockInfo* block, uptr stack_pointer
   }
   if (block->routine_transparent) return;
   t.stack->frames.push_back({stack_pointer, block->routine});
-  engine_.Call(block->routine);
+  // The first frame of a coroutine's stack roots its contexts.
+  if (APROF_UNLIKELY(t.stack->frames.size() == 1 && t.stack != t.stacks[0]))
+    engine_.CallFirstOnStack(block->routine);
+  else
+    engine_.Call(block->routine);
   if (!t.signals.empty() && t.stack->frames.size() > t.signals.back().barrier)
     t.signals.back().handler_had_frame = true;
 }

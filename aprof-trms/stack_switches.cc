@@ -184,9 +184,14 @@ void CallTracker::ResumeStack(ThreadCalls& t, CallStack* stack) {
   // Every frame of a suspended stack has its earlier runs, unless the stack
   // was taken over from another thread (AdoptSuspendedStack): then none has.
   APROF_CHECK(stack->earlier.size() == stack->frames.size() || stack->earlier.empty());
-  for (const ActivationResult& earlier : stack->earlier) engine_.Resume(earlier);
-  for (size_t i = stack->earlier.size(); i < stack->frames.size(); ++i)
-    engine_.Call(stack->frames[i].routine);
+  // Its first frame starts its own contexts' segment (context_tree.h).
+  for (size_t i = 0; i < stack->earlier.size(); ++i) engine_.Resume(stack->earlier[i], i == 0);
+  for (size_t i = stack->earlier.size(); i < stack->frames.size(); ++i) {
+    if (i == 0)
+      engine_.CallFirstOnStack(stack->frames[i].routine);
+    else
+      engine_.Call(stack->frames[i].routine);
+  }
 }
 
 void CallTracker::SetWindow(ThreadCalls& t, uptr stack_pointer) {

@@ -113,6 +113,11 @@ void Engine::Call(RoutineId routine) {
   if (APROF_UNLIKELY(contexts_ != nullptr)) current_->contexts.Enter(*contexts_, routine);
 }
 
+void Engine::CallFirstOnStack(RoutineId routine) {
+  StartActivation(routine);
+  if (contexts_) current_->contexts.Enter(*contexts_, routine, /*first_on_stack=*/true);
+}
+
 void Engine::Return() {
   LiveThread& thread = *current_;
   if (APROF_UNLIKELY(thread.stack.depth() == 0)) {
@@ -159,9 +164,9 @@ ActivationResult Engine::Suspend() {
   return run;
 }
 
-void Engine::Resume(const ActivationResult& earlier) {
+void Engine::Resume(const ActivationResult& earlier, bool first_on_stack) {
   StartActivation(earlier.routine);
-  if (contexts_) current_->contexts.Resume(earlier.routine, earlier.context);
+  if (contexts_) current_->contexts.Resume(earlier.routine, earlier.context, first_on_stack);
 }
 
 void Engine::Return(const ActivationResult& earlier) {

@@ -103,6 +103,9 @@ class Engine {
 
   // --- Events of the current thread ----------------------------------------
   void Call(RoutineId routine);
+  // Call() of the first frame of a coroutine's stack: its context is a
+  // root, and no activation below it folds it (context_tree.h).
+  void CallFirstOnStack(RoutineId routine);
   void Return();
   void AddCost(u64 amount) { current_->record->cost += amount; }
   // Accesses within one cell (most of them) take the inline path, which
@@ -168,7 +171,9 @@ class Engine {
   ActivationResult Suspend();
   // Starts a later run of a suspended activation, whose earlier runs
   // measured `earlier`: Call() that keeps the context of its first run.
-  void Resume(const ActivationResult& earlier);
+  // first_on_stack: it is the first frame of its stack (as for
+  // CallFirstOnStack, activations above it fold only into its stack's).
+  void Resume(const ActivationResult& earlier, bool first_on_stack = false);
   // Completes the top activation, whose earlier runs measured `earlier`.
   void Return(const ActivationResult& earlier);
   // Records an activation that was suspended and will not run again (its
