@@ -97,13 +97,16 @@ void CallTracker::SignalReturned(ThreadId tid) {
   g_last_exit = context.interrupted_exit;
 }
 
+void CallTracker::ResolveRoutine(SuperblockInfo* block) {
+  if (block->routine_known) return;
+  block->routine = routines_.IdFor(block->address);
+  block->routine_transparent = routines_.info(block->routine).transparent;
+  block->routine_known = true;
+}
+
 void CallTracker::Push(ThreadCalls& t, SuperblockInfo* block, uptr stack_pointer) {
   if (block->is_plt_stub) return;  // the stub jumps on to the callee
-  if (!block->routine_known) {
-    block->routine = routines_.IdFor(block->address);
-    block->routine_transparent = routines_.info(block->routine).transparent;
-    block->routine_known = true;
-  }
+  ResolveRoutine(block);
   if (block->routine_transparent) return;
   t.stack->frames.push_back({stack_pointer, block->routine});
   // The first frame of a coroutine's stack roots its contexts.
@@ -157,10 +160,19 @@ void CallTracker::OnSuperblockEntry(SuperblockInfo* block, uptr stack_pointer) {
   g_last_exit = nullptr;
   // One comparison on the common path: is the stack pointer still on the
   // running stack, near its frames?
-  if (APROF_UNLIKELY(stack_pointer - t.window_low > t.window_last))
+  bool restart = false;
+  const bool resumed_goroutine =
+      APROF_UNLIKELY(exit.from && exit.from->enters_goroutine) && t.signals.empty();
+  if (APROF_UNLIKELY(resumed_goroutine)) {
+    GoroutineStack goroutine;
+    const bool named =
+        exit.from->names_goroutine && ResumedGoroutine(t.tid, stack_pointer, &goroutine);
+    FollowStackPointer(t, stack_pointer, block->is_function_entry, /*known_switch=*/true,
+                       named ? &goroutine : nullptr);
+  } else if (APROF_UNLIKELY(stack_pointer - t.window_low > t.window_last)) {
+    restart = StartsOver(t, block, stack_pointer);
     FollowStackPointer(t, stack_pointer, block->is_function_entry, /*known_switch=*/false);
-  else if (APROF_UNLIKELY(exit.from && exit.from->enters_goroutine) && t.signals.empty())
-    FollowStackPointer(t, stack_pointer, block->is_function_entry, /*known_switch=*/true);
+  }
 
   if (!t.signals.empty() && !t.signals.back().handler_entered) {
     t.signals.back().handler_entered = true;
@@ -182,8 +194,9 @@ void CallTracker::OnSuperblockEntry(SuperblockInfo* block, uptr stack_pointer) {
       call = block->is_function_entry || block->object != exit.from->object ||
              block->section != exit.from->section;
     }
-    if (call) Push(t, block, stack_pointer);
+    if (call && !restart) Push(t, block, stack_pointer);
   }
+  if (APROF_UNLIKELY(resumed_goroutine)) AwaitRestart(t, stack_pointer);
 }
 
 void CallTracker::ExitAllThreads() {

@@ -313,6 +313,12 @@ void Engine::CountSource(LiveThread& thread, uptr cell) {
 // pages or a file's contents): a later read by an activation that read the
 // old memory counts again, as a read of another address would. Forgetting is
 // also what lets the shadow shrink when a program returns memory.
+void Engine::TakeAsAccessedByTop(uptr address, uptr size) {
+  uptr first, last;
+  if (!CellRange(address, size, &first, &last)) return;
+  Fill(current_->memory, first, last, current_->stack.top().ts);
+}
+
 void Engine::Unmapped(uptr address, uptr size) {
   const uptr limit = ShadowMemory::kAddressLimit;
   if (size == 0 || address >= limit) return;

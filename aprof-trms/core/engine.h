@@ -153,6 +153,14 @@ class Engine {
   // The kernel fills user memory (e.g. read()) for system call `syscall`:
   // new external input for every thread, counted only when a thread reads it.
   void KernelWrite(uptr address, uptr size, u32 syscall = kUnknownSyscall);
+  // Memory [address, address + size) holds what the current thread's
+  // pending activations accessed before, and other code of the thread
+  // touched it while they were suspended (Go's runtime copying a
+  // goroutine's stack, its collector scanning it): its cells count as
+  // accessed by the top activation when it started, so that the pending
+  // activations' later reads there are not input again. Latest writes
+  // stay as they are.
+  void TakeAsAccessedByTop(uptr address, uptr size);
   // The program unmapped [address, address + size): memory mapped there
   // later is new memory, never accessed or written by any thread, so every
   // shadow memory forgets the cells (and gives whole chunks back).
