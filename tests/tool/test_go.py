@@ -142,11 +142,15 @@ def test_sort_fits_n2_and_ranks_first(runs):
     [sort] = aprof_profile.merge([run.report]).find(SORT)
     result = aprof_fit.fit_routine(sort, "trms")
     assert result.best.model == "n^2" and result.conclusive, (result.best.formula(), result.doubts)
+    assert ranked(run)[0] == SORT, ranked(run)
+
+
+def ranked(run):
+    """The routines of rank.py's ranking of the run's report, first first."""
     proc = subprocess.run([sys.executable, str(SRCDIR / "scripts" / "rank.py"), "--format", "csv",
                            run.report.path], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    rows = list(csv.DictReader(io.StringIO(proc.stdout)))
-    assert rows and rows[0]["routine"] == SORT, [row["routine"] for row in rows]
+    return [row["routine"] for row in csv.DictReader(io.StringIO(proc.stdout))]
 
 
 # The runtime's own routines around a goroutine: the scheduler, the code
@@ -208,7 +212,8 @@ def test_recursion_keeps_its_activations_when_the_stack_grows(growths, go_progra
     call), its outermost activation's input is its array (not the copies'
     cells again at every growth), its cost is its own (none is left in
     newstack or the scheduler, which would break the report's totals: the
-    report is read with its consistency check), and it has one context."""
+    report is read with its consistency check), it has one context, and
+    rank.py puts it first."""
     one, four = growths
     exact = GROW_WORKERS * sum(n + 1 for n in GROW_SIZES)
     check_counts(one, one.report, {RECURSION: exact}, go_program)
@@ -226,6 +231,8 @@ def test_recursion_keeps_its_activations_when_the_stack_grows(growths, go_progra
         assert totals.self_cost <= totals.cumulative_cost <= 1.01 * totals.self_cost, totals
         chains = contexts_of(run, RECURSION, go_program)
         assert len(chains) == 1 and chains[0][0].startswith("main."), chains
+        # Not the runtime's stack growth (newstack, morestack, gogo).
+        assert ranked(run)[0] == RECURSION, ranked(run)
 
 
 STAGES, ROUNDS = 4, 2000
