@@ -182,11 +182,11 @@ class CallTracker {
   // The same for the first such stack that matches(stack).
   template <typename Matches>
   CallStack* AdoptSuspendedStackIf(ThreadCalls& t, Matches matches);
-  // A goroutine's stack is [low, high): the frames of other suspended
-  // stacks there (left by goroutines that ended, on memory the runtime
-  // gave this one) are over; they complete in their threads and their
-  // stacks serve again.
-  void RetireStacksWithin(ThreadCalls& t, const CallStack& kept, uptr low, uptr high);
+  // A goroutine's stack is [low, high): the frames of suspended stacks
+  // there other than `kept` (left by goroutines that ended, on memory the
+  // runtime gave this one) are over; they complete in their threads and
+  // their stacks serve again.
+  void RetireStacksWithin(ThreadCalls& t, const CallStack* kept, uptr low, uptr high);
   bool InSomeChain(const CallStack* stack) const;
   // Completes the suspended activations of a stack in the engine's current
   // thread (the one they ran in), which may have its own pending; then

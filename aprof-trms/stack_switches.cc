@@ -60,11 +60,13 @@ void CallTracker::ReopenWindow(ThreadCalls& t) {
 void CallTracker::FollowStackPointer(ThreadCalls& t, uptr stack_pointer, bool at_function_entry,
                                      bool known_switch, const GoroutineStack* goroutine) {
   CallStack* target = goroutine ? StackOfGoroutine(t, *goroutine, at_function_entry) : nullptr;
+  // A new goroutine owns its whole stack: no frame left there is live.
+  if (goroutine && at_function_entry) RetireStacksWithin(t, nullptr, goroutine->low, goroutine->high);
   if (target == nullptr) target = StackOf(t, stack_pointer, known_switch);
   if (goroutine) {
     target->goroutine = goroutine->g;
     target->goroutine_high = goroutine->high;
-    RetireStacksWithin(t, *target, goroutine->low, goroutine->high);
+    if (!at_function_entry) RetireStacksWithin(t, target, goroutine->low, goroutine->high);
   }
   if (target != t.stack) {
     ++stack_switches_;
@@ -173,12 +175,12 @@ bool CallTracker::InSomeChain(const CallStack* stack) const {
   return false;
 }
 
-void CallTracker::RetireStacksWithin(ThreadCalls& t, const CallStack& kept, uptr low, uptr high) {
+void CallTracker::RetireStacksWithin(ThreadCalls& t, const CallStack* kept, uptr low, uptr high) {
   for (ThreadCalls* owner : threads_) {
     if (owner == nullptr) continue;
     for (size_t i = 1; i < owner->stacks.size(); ++i) {
       CallStack* s = owner->stacks[i];
-      if (s == &kept || s->low > s->high || s->high < low || s->low >= high) continue;
+      if (s == kept || s->low > s->high || s->high < low || s->low >= high) continue;
       if (s->frames.empty() || InSomeChain(s)) continue;
       // What ran there stays in the profile of the thread it ran in.
       engine_.SwitchTo(owner->tid);
