@@ -113,6 +113,11 @@ void Engine::Call(RoutineId routine) {
   if (APROF_UNLIKELY(contexts_ != nullptr)) current_->contexts.Enter(*contexts_, routine);
 }
 
+void Engine::CallFirstOnStack(RoutineId routine) {
+  StartActivation(routine);
+  if (contexts_) current_->contexts.Enter(*contexts_, routine, /*first_on_stack=*/true);
+}
+
 void Engine::Return() {
   LiveThread& thread = *current_;
   if (APROF_UNLIKELY(thread.stack.depth() == 0)) {
@@ -171,9 +176,9 @@ ActivationResult Engine::Suspend() {
   return run;
 }
 
-void Engine::Resume(const ActivationResult& earlier) {
+void Engine::Resume(const ActivationResult& earlier, bool first_on_stack) {
   StartActivation(earlier.routine);
-  if (contexts_) current_->contexts.Resume(earlier.routine, earlier.context);
+  if (contexts_) current_->contexts.Resume(earlier.routine, earlier.context, first_on_stack);
 }
 
 void Engine::Return(const ActivationResult& earlier) {
@@ -320,6 +325,12 @@ void Engine::CountSource(LiveThread& thread, uptr cell) {
 // pages or a file's contents): a later read by an activation that read the
 // old memory counts again, as a read of another address would. Forgetting is
 // also what lets the shadow shrink when a program returns memory.
+void Engine::TakeAsAccessedByTop(uptr address, uptr size) {
+  uptr first, last;
+  if (!CellRange(address, size, &first, &last)) return;
+  Fill(current_->memory, first, last, current_->stack.top().ts);
+}
+
 void Engine::Unmapped(uptr address, uptr size) {
   const uptr limit = ShadowMemory::kAddressLimit;
   if (size == 0 || address >= limit) return;

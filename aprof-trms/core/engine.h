@@ -117,6 +117,9 @@ class Engine {
 
   // --- Events of the current thread ----------------------------------------
   void Call(RoutineId routine);
+  // Call() of the first frame of a coroutine's stack: its context is a
+  // root, and no activation below it folds it (context_tree.h).
+  void CallFirstOnStack(RoutineId routine);
   void Return();
   void AddCost(u64 amount) { current_->record->cost += amount; }
   // Accesses within one cell (most of them) take the inline path, which
@@ -164,6 +167,14 @@ class Engine {
   // The kernel fills user memory (e.g. read()) for system call `syscall`:
   // new external input for every thread, counted only when a thread reads it.
   void KernelWrite(uptr address, uptr size, u32 syscall = kUnknownSyscall);
+  // Memory [address, address + size) holds what the current thread's
+  // pending activations accessed before, and other code of the thread
+  // touched it while they were suspended (Go's runtime copying a
+  // goroutine's stack, its collector scanning it): its cells count as
+  // accessed by the top activation when it started, so that the pending
+  // activations' later reads there are not input again. Latest writes
+  // stay as they are.
+  void TakeAsAccessedByTop(uptr address, uptr size);
   // The program unmapped [address, address + size): memory mapped there
   // later is new memory, never accessed or written by any thread, so every
   // shadow memory forgets the cells (and gives whole chunks back).
@@ -182,7 +193,9 @@ class Engine {
   ActivationResult Suspend();
   // Starts a later run of a suspended activation, whose earlier runs
   // measured `earlier`: Call() that keeps the context of its first run.
-  void Resume(const ActivationResult& earlier);
+  // first_on_stack: it is the first frame of its stack (as for
+  // CallFirstOnStack, activations above it fold only into its stack's).
+  void Resume(const ActivationResult& earlier, bool first_on_stack = false);
   // Completes the top activation, whose earlier runs measured `earlier`.
   void Return(const ActivationResult& earlier);
   // Records an activation that was suspended and will not run again (its

@@ -9,7 +9,8 @@
     contexts.py [selection] [--scale K] [--metric trms|rms] [--plot DIR]
                 [--max-contexts N] [--width N] [--full-names] REPORT|DIR...
 
-A context is a chain of routines from a thread's root to the routine
+A context is a chain of routines from a thread's root (a coroutine's or a
+goroutine's: the first routine on its own stack) to the routine
 (recursion folded, depth limited: docs/report-format.md). For each chosen
 routine the command prints one row per context: the chain as callers ending
 in the routine (shortened to fit the line: the root, '…', then the nearest
