@@ -23,9 +23,10 @@ The selection options of aprof_trms/select.py choose the routines (-r NAME,
 threshold (callgrind_annotate's --threshold): routines below PCT% inclusive
 share are left out, 0.1 by default. --top N keeps the first N lines of the
 sorted table. The last line says what was left out and how to see it.
-Lines fit the terminal's width (or --width): long C++ names are shortened
-(template arguments, then parameters become '…'); --full-names prints them
-whole.
+Lines fit the terminal's width (or --width, or COLUMNS): long C++ names are
+shortened (template arguments, then parameters become '…'); --full-names
+prints them whole, and so does output to a file or a pipe without --width
+or COLUMNS.
 
 --tree (callgrind_annotate's option) lists under each routine its callers
 (`caller`, lines starting with '<'), its callees (`calling`, '>') or both,
@@ -38,7 +39,6 @@ activations again.
 Exit status (aprof_trms.cli): 0 done, 1 bad input, 2 bad usage.
 """
 import os
-import shutil
 import sys
 import textwrap
 from typing import List, Optional
@@ -47,7 +47,7 @@ from . import cli
 from . import profile as aprof_profile
 from . import select
 from . import table
-from .names import printable, short_name
+from .names import number, printable, short_name
 from .plotting import load_reports
 
 DEFAULT_THRESHOLD = 0.1
@@ -59,7 +59,7 @@ _PRODUCER_WIDTH = 24   # the top producer's name is shortened to this
 def _cells(row: table.RoutineRow, sources: bool) -> List[str]:
     cells = [str(row.calls), str(row.self_cost), f"{row.self_share:.2f}", str(row.inclusive_cost),
              f"{row.inclusive_share:.2f}", str(row.distinct_trms), str(row.distinct_rms),
-             f"{row.richness:+.2f}", f"{row.thread_share:.2f}", f"{row.external_share:.2f}",
+             number(row.richness, "+.2f"), f"{row.thread_share:.2f}", f"{row.external_share:.2f}",
              row.fit_label("trms"), row.fit_label("rms")]
     if sources:
         cells += [f"{row.top_producer_share:.2f}" if row.top_producer else "-",
@@ -144,8 +144,19 @@ def section(title: str, profile: aprof_profile.Profile, args) -> List[str]:
     return lines + [""] + textwrap.wrap(account, args.width, break_on_hyphens=False)
 
 
-def terminal_width() -> int:
-    return shutil.get_terminal_size((120, 24)).columns
+PIPE_WIDTH = 120   # prose lines when the output is not a terminal
+
+
+def terminal_width(not_a_terminal: Optional[int] = PIPE_WIDTH) -> Optional[int]:
+    """COLUMNS when set, else the width of the terminal standard output is,
+    else `not_a_terminal` (a file or a pipe)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        return os.get_terminal_size(sys.stdout.fileno()).columns
+    except (OSError, ValueError, AttributeError):   # not a terminal, or no file descriptor
+        return not_a_terminal
 
 
 def parse_args(argv):
@@ -163,7 +174,8 @@ def parse_args(argv):
     p.add_argument("--per-thread", action="store_true",
                    help="one table per thread (shares of the thread's total) instead of merged")
     p.add_argument("--width", type=int, default=None, metavar="N",
-                   help="line width (default: the terminal's, 120 when not a terminal)")
+                   help="line width (default: COLUMNS or the terminal's; when the output is not "
+                   f"a terminal, names are not shortened and text wraps at {PIPE_WIDTH})")
     p.add_argument("--full-names", action="store_true", help="do not shorten routine names")
     p.add_argument("--tree", choices=TREE_CHOICES, default="none",
                    help="under each routine, its callers (caller: lines '<'), callees (calling: "
@@ -173,7 +185,10 @@ def parse_args(argv):
     p.set_defaults(min_share=DEFAULT_THRESHOLD)
     args = p.parse_args(argv)
     if args.width is None:
-        args.width = terminal_width()
+        args.width = terminal_width(None)
+        if args.width is None:
+            # A file or a pipe (grep, a script): whole names, however long the line.
+            args.full_names, args.width = True, PIPE_WIDTH
     elif args.width < 40:
         p.error("--width must be at least 40")
     return args

@@ -93,6 +93,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import evidence
+from .names import number
 
 __all__ = ["MODELS", "MIN_DISTINCT_SIZES", "K_RANGE", "LOG_GROWTH",
            "PREFER_SIMPLER_DELTA", "STATISTICS", "ENVELOPE_DROP", "GROWTH_RATIO",
@@ -202,7 +203,7 @@ class Fit:
     def formula(self, digits: int = 3) -> str:
         """E.g. "12.3 + 4.56·n log n", "3.1 + 0.02·n^2.04", "7" for the constant."""
         def num(x: float) -> str:
-            return f"{x:.{digits}g}"
+            return number(x, f".{digits}g")
         if self.model == "1":
             return num(self.a)
         term = f"n^{num(self.k)}" if self.model == "n^k" else self.model
@@ -226,7 +227,7 @@ def label_with_interval(result: "FitResult") -> str:
     """The chosen model and its exponent's 95% interval: "n^1.02 [0.97, 1.08]"."""
     interval = result.interval
     label = model_label(result.best)
-    return label if interval is None else f"{label} [{interval[0]:.2f}, {interval[1]:.2f}]"
+    return label if interval is None else f"{label} [{number(interval[0], '.2f')}, {number(interval[1], '.2f')}]"
 
 
 def model_label(fit: Fit, digits: int = 2) -> str:
@@ -714,12 +715,12 @@ def _doubts(result: "FitResult") -> List[str]:
     if (ru is not None and abs(ru.criterion - best.criterion) < PREFER_SIMPLER_DELTA
             and abs(ru.growth_exponent() - best.growth_exponent()) >= DISTINCT_GROWTH):
         doubts.append(f"runner-up {model_label(ru)} fits about as well "
-                      f"(ΔAICc {ru.criterion - best.criterion:+.1f})")
+                      f"(ΔAICc {number(ru.criterion - best.criterion, '+.1f')})")
     result.model_slope = evidence.local_slope(best.predict, max(result.sizes))
     slopes = result.slopes()
     if slopes is not None and abs(slopes[0] - slopes[1]) > evidence.SLOPE_TOLERANCE:
-        doubts.append(f"grows with slope {slopes[0]:.2f} at the largest sizes, where its points "
-                      f"rise with slope {slopes[1]:.2f}")
+        doubts.append(f"grows with slope {number(slopes[0], '.2f')} at the largest sizes, where its "
+                      f"points rise with slope {number(slopes[1], '.2f')}")
     return doubts
 
 

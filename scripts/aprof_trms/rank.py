@@ -56,7 +56,7 @@ from . import fit as aprof_fit
 from . import profile as aprof_profile
 from . import report as aprof_report
 from . import select
-from .names import printable
+from .names import number, printable
 
 DEFAULT_MIN_SHARE = 1.0
 DEFAULT_SCALE = 10.0
@@ -114,7 +114,7 @@ def _reason(row: Row, scale: float, short: bool = False) -> str:
             f"({aprof_fit.label_with_interval(row.result)}, R^2 {best.r2:.2f}, "
             f"{len(set(row.result.sizes))} sizes)")
     if row.follows_points:
-        what += (f", extrapolated with its points' slope {row.result.slopes()[1]:.2f} at the "
+        what += (f", extrapolated with its points' slope {number(row.result.slopes()[1], '.2f')} at the "
                  "largest sizes (the model is steeper there)")
     notes = [n for n in row.result.notes]
     if row.source is not None:
@@ -188,7 +188,7 @@ def _runner_up(result: aprof_fit.FitResult) -> str:
     ru = result.runner_up
     if ru is None:
         return "-"
-    return f"{aprof_fit.model_label(ru)} (Δ{result.method} {ru.criterion - result.best.criterion:+.1f})"
+    return f"{aprof_fit.model_label(ru)} (Δ{result.method} {number(ru.criterion - result.best.criterion, '+.1f')})"
 
 
 def _table(header: List[str], rows: List[List[str]], right: set) -> List[str]:

@@ -57,7 +57,7 @@ from . import cli
 from . import fit as aprof_fit
 from . import profile as aprof_profile
 from . import report as aprof_report
-from .names import printable
+from .names import number, printable
 from .rank import cost_share, display_name
 
 DEFAULT_TOLERANCE = 0.25
@@ -125,8 +125,8 @@ def _unconfirmed(base: aprof_fit.FitResult, cand: aprof_fit.FitResult) -> str:
             return f"the {side} fit is inconclusive ({result.doubts[0]})"
     (bl, bh), (cl, ch) = exponent_interval(base), exponent_interval(cand)
     if cl <= bh and bl <= ch:
-        return (f"the exponents' intervals overlap (baseline [{bl:.2f}, {bh:.2f}], candidate "
-                f"[{cl:.2f}, {ch:.2f}])")
+        return (f"the exponents' intervals overlap (baseline [{number(bl, '.2f')}, "
+                f"{number(bh, '.2f')}], candidate [{number(cl, '.2f')}, {number(ch, '.2f')}])")
     return ""
 
 
@@ -177,7 +177,7 @@ def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: st
         gb, gc = fb.growth_exponent(), fc.growth_exponent()
         delta = gc - gb
         text = (f"{_label(rc)}: {aprof_fit.model_label(fb)} -> {aprof_fit.model_label(fc)} "
-                f"(growth {gb:.2f} -> {gc:.2f}, {delta:+.2f})")
+                f"(growth {number(gb, '.2f')} -> {number(gc, '.2f')}, {number(delta, '+.2f')})")
         detail = f"\n    baseline {fb.formula()}, candidate {fc.formula()}"
         if abs(delta) <= tolerance:
             unchanged.append("UNCHANGED " + text)
