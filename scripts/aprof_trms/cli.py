@@ -31,6 +31,7 @@ import importlib
 import os
 import signal
 import sys
+import warnings
 from typing import Callable, List, Optional
 
 from . import __version__, names, profile, report
@@ -89,9 +90,20 @@ def _error(message: str) -> int:
 
 def run(main: Callable[[Optional[List[str]]], int], argv: Optional[List[str]] = None) -> int:
     """main(argv) with the exit-status table applied: user errors become one
-    line on stderr and status 1."""
+    line on stderr and status 1. The warnings of the package (reports of
+    unrelated programs merged) are printed as warn() lines."""
     try:
-        return main(argv)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", profile.UnrelatedReports)
+            shown = warnings.showwarning
+
+            def show(message, category, *args, **kwargs):
+                if issubclass(category, profile.UnrelatedReports):
+                    warn(str(message))
+                else:
+                    shown(message, category, *args, **kwargs)
+            warnings.showwarning = show
+            return main(argv)
     except (UserError, report.ReportError, profile.ProfileError) as e:
         return _error(str(e))
     except OSError as e:
