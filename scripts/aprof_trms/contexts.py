@@ -28,8 +28,8 @@ routine. --plot DIR draws one worst-case cost plot per context shown (plot.py's 
 TRMS and RMS panels, titled with the chain): DIR/<routine>-context<rank>.png.
 
 The routines are chosen with the options of aprof_trms/select.py; by
-default the costliest (--top 5) routines that can be fitted and have more
-than one context. Reports without contexts: an error saying to rerun with
+default the costliest (--top 5) routines that can be fitted and have at
+least two contexts that can (MIN_DISTINCT_SIZES sizes each). Reports without contexts: an error saying to rerun with
 --collect-context=yes. Reports are merged as profile.py merges them (the
 same chain in two reports is one context).
 
@@ -39,7 +39,7 @@ contexts, an unwritable DIR), 2 bad usage.
 import dataclasses
 import os
 import sys
-from typing import List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Set
 
 from . import cli
 from . import plotting as apl
@@ -47,7 +47,7 @@ from . import profile as aprof_profile
 from . import rank as aprof_rank
 from . import report as aprof_report
 from . import select
-from .names import plain_name, printable, short_name
+from .names import plain_name, printable
 
 DEFAULT_TOP = 5
 DEFAULT_MAX_CONTEXTS = 20
@@ -99,43 +99,78 @@ def common_callers(chains: Sequence[Sequence[str]]) -> int:
     return n
 
 
+def _render(names: Sequence[str], kept: Set[int], lead: bool) -> str:
+    """The chain with the routines at `kept` indexes, '…' for each run of
+    the others (and in front when `lead`: the common callers)."""
+    parts = [ELLIPSIS] if lead else []
+    for i, name in enumerate(names):
+        if i in kept:
+            parts.append(name)
+        elif not parts or parts[-1] != ELLIPSIS:
+            parts.append(ELLIPSIS)
+    return ARROW.join(parts)
+
+
+def _fitting(names: Sequence[str], width: int, lead: bool) -> Set[int]:
+    """The indexes a label keeps by default: the first routine, the
+    routine itself, and as many of the nearest callers as fit in `width`
+    (the callers next to the routine tell contexts apart, the first one
+    says where the chain leaves the common part)."""
+    kept = {0, len(names) - 1}
+    for i in range(len(names) - 2, 0, -1):
+        if len(_render(names, kept | {i}, lead)) > width:
+            break
+        kept.add(i)
+    return kept
+
+
 def chain_label(names: Sequence[str], width: int, common: int = 0) -> str:
     """'root > a > b > routine' in about `width` characters. The first
     `common` routines (those all the routine's contexts start with) become
     '…'; of the rest, the first one and as many of the nearest callers as
-    fit, with '…' for those between (the callers next to the routine tell
-    contexts apart, the first one says where the chain leaves the common
-    part)."""
-    lead = [ELLIPSIS] if common else []
+    fit, with '…' for those between. The first and last routines are kept
+    even when they alone are wider (a label is never cut inside a name)."""
     names = list(names[common:])
     if not names:
         return ELLIPSIS
-    whole = ARROW.join(lead + names)
-    if len(whole) <= width or len(names) <= 2:
-        return whole if len(whole) <= width else short_name(whole, width)
-    kept = [names[-1]]
-    for name in reversed(names[1:-1]):
-        if len(ARROW.join(lead + [names[0], ELLIPSIS, name] + kept)) > width:
-            break
-        kept.insert(0, name)
-    hidden = len(names) - 1 - len(kept)
-    label = ARROW.join(lead + [names[0]] + ([ELLIPSIS] if hidden else []) + kept)
-    return label if len(label) <= width else short_name(label, width)
+    return _render(names, _fitting(names, width, bool(common)), bool(common))
+
+
+def _divergence(a: Sequence[str], b: Sequence[str]) -> int:
+    """The first index where two chains differ (the shorter one's length
+    when one starts the other)."""
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
 def chain_labels(chains: Sequence[Sequence[str]], width: int) -> List[str]:
-    """chain_label of each of a routine's contexts, told apart: contexts
-    whose labels would be the same are shown from the last routine where
-    their chain first differs from one of theirs (after the common part '…')."""
+    """chain_label of each of a routine's contexts, told apart: where two
+    labels would read the same, each also keeps the routine where its
+    chain first differs from the other's, with '…' around it, until all
+    differ (at worst, the whole chains). Distinct labels come before the
+    width: two rows reading "… > _addReplyToBufferOrList" say nothing."""
     common = common_callers(chains)
-    labels = [chain_label(c, width, common) for c in chains]
-    for i, chain in enumerate(chains):
-        twins = [chains[j] for j, label in enumerate(labels) if label == labels[i] and j != i]
-        if twins:
-            differ = max(next((k for k, (a, b) in enumerate(zip(chain, t)) if a != b),
-                              min(len(chain), len(t))) for t in twins)
-            labels[i] = chain_label(chain, width, min(differ, len(chain) - 1))
-    return labels
+    rests = [list(c[common:]) for c in chains]
+    kept = [_fitting(r, width, bool(common)) if r else set() for r in rests]
+
+    def labels() -> List[str]:
+        return [_render(r, k, bool(common)) if r else ELLIPSIS for r, k in zip(rests, kept)]
+
+    current = labels()
+    while True:
+        twins: Dict[str, List[int]] = {}
+        for i, label in enumerate(current):
+            twins.setdefault(label, []).append(i)
+        grown = False
+        for group in (g for g in twins.values() if len(g) > 1):
+            for i in group:
+                for j in group:
+                    d = _divergence(rests[i], rests[j]) if i != j else len(rests[i])
+                    if d < len(rests[i]) and d not in kept[i]:
+                        kept[i].add(d)
+                        grown = True
+        if not grown:
+            return current
+        current = labels()
 
 
 def no_contexts_message(profile: aprof_profile.Profile) -> str:
@@ -150,15 +185,27 @@ def routine_contexts(profile: aprof_profile.Profile, args) -> List[RoutineContex
         raise cli.UserError(no_contexts_message(profile))
     selection = select.select_routines(profile, args, apply_limit=False)
     named = bool(args.routine or args.regex or args.all)
-    least = 1 if named else 2
-    chosen = [r for r in selection.routines if len(profile.contexts_of(r.key)) >= least]
+    if named:
+        chosen = [r for r in selection.routines if profile.contexts_of(r.key)]
+    else:
+        chosen = [r for r in selection.routines if _fittable_contexts(profile, r, args.metric) >= 2]
     if not chosen:
-        what = "has a calling context" if named else "has more than one calling context"
+        what = ("has a calling context" if named else
+                f"has two calling contexts with {select.MIN_DISTINCT_SIZES} distinct sizes or more")
         raise cli.UserError(f"no chosen routine {what} ({selection.account()})"
-                            + ("" if named else "; -r NAME shows a routine with one context"))
+                            + ("" if named else "; -r NAME shows any routine with contexts"))
     if args.top is not None:
         chosen = chosen[:args.top]
     return [RoutineContexts(r, rank_contexts(profile, r, args.metric, args.scale)) for r in chosen]
+
+
+def _fittable_contexts(profile: aprof_profile.Profile, routine: aprof_profile.RoutineProfile,
+                       metric: str) -> int:
+    """How many contexts of the routine have enough sizes to be fitted: the
+    default choice needs two, so that its table compares cost functions
+    (a routine whose contexts have one or two sizes each says nothing)."""
+    return sum(1 for c in profile.contexts_of(routine.key)
+               if len(c.points(metric)) >= select.MIN_DISTINCT_SIZES)
 
 
 def _shown(rc: RoutineContexts, most: int) -> List[aprof_rank.Row]:
