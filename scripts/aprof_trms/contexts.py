@@ -220,9 +220,32 @@ def _table(header: List[str], rows: List[List[str]], right: set) -> List[str]:
             for r in [header] + rows]
 
 
+_HEADER = ["#", "share%", "at scale%", "trust", "calls", "sizes", "fit", "R^2", "context"]
+
+
+def _table_cells(rows: List[aprof_rank.Row], chains: List[List[str]], metric: str,
+                 width: int) -> List[List[str]]:
+    """The cells of a routine's table (_HEADER), the context last, shortened
+    to the room the other columns leave in `width`."""
+    from . import fit as aprof_fit
+    cells = []
+    for i, row in enumerate(rows, 1):
+        fitted = row.result is not None
+        best = row.result.best if fitted else None
+        cells.append([str(i), f"{row.share:.2f}", f"{row.predicted_share:.2f}" if fitted else "-",
+                      ("ok" if row.conclusive else "?") if fitted else "-", str(row.routine.calls),
+                      str(len(row.routine.points(metric))),
+                      aprof_fit.model_label(best) if fitted else "-",
+                      f"{best.r2:.4f}" if fitted else "-", ""])
+    used = sum(max([len(h)] + [len(c[i]) for c in cells]) + 2 for i, h in enumerate(_HEADER[:-1]))
+    room = max(_MIN_CHAIN_WIDTH, width - used)
+    for cell, label in zip(cells, chain_labels(chains, room)):
+        cell[-1] = label
+    return cells
+
+
 def format_routine(profile: aprof_profile.Profile, rc: RoutineContexts, metric: str,
                    scale: float, width: int, full: bool, most: int = 0) -> List[str]:
-    from . import fit as aprof_fit
     r = rc.routine
     cost = sum(row.routine.cumulative_cost for row in rc.rows)
     rows = _shown(rc, most)
@@ -234,21 +257,8 @@ def format_routine(profile: aprof_profile.Profile, rc: RoutineContexts, metric: 
     if common:
         lines.append(f"  every context starts with {common} routine{'' if common == 1 else 's'} "
                      f"(… below): {chain_label(chains[0][:common], max(_MIN_CHAIN_WIDTH, width - 40))}")
-    header = ["#", "share%", "at scale%", "trust", "calls", "sizes", "fit", "R^2", "context"]
-    cells = []
-    for i, row in enumerate(rows, 1):
-        fitted = row.result is not None
-        best = row.result.best if fitted else None
-        cells.append([str(i), f"{row.share:.2f}", f"{row.predicted_share:.2f}" if fitted else "-",
-                      ("ok" if row.conclusive else "?") if fitted else "-", str(row.routine.calls),
-                      str(len(row.routine.points(metric))),
-                      aprof_fit.model_label(best) if fitted else "-",
-                      f"{best.r2:.4f}" if fitted else "-", ""])
-    used = sum(max([len(h)] + [len(c[i]) for c in cells]) + 2 for i, h in enumerate(header[:-1]))
-    room = max(_MIN_CHAIN_WIDTH, width - used)
-    for cell, label in zip(cells, chain_labels(chains, room)):
-        cell[-1] = label
-    lines += ["  " + line for line in _table(header, cells, {0, 1, 2, 4, 5, 7})]
+    cells = _table_cells(rows, chains, metric, width)
+    lines += ["  " + line for line in _table(_HEADER, cells, {0, 1, 2, 4, 5, 7})]
     lines.append("  Why each context is where it is (share of the routine's cost; "
                  "trust ? = inconclusive):")
     for i, row in enumerate(rows, 1):
@@ -271,11 +281,46 @@ def format_text(profile: aprof_profile.Profile, chosen: List[RoutineContexts], m
     return "\n".join(lines)
 
 
+# The fields of a row of the JSON output (docs/json-format.md): one per context shown.
+FIELDS = ["routine", "object", "rank", "context", "chain", "calls", "sizes", "share_pct",
+          "predicted_share_pct", "conclusive", "model", "growth", "growth_low", "growth_high",
+          "r2", "formula", "reason"]
+
+
+def context_rows(profile: aprof_profile.Profile, chosen: List[RoutineContexts], metric: str,
+                 width: int, full: bool, most: int = 0) -> List[dict]:
+    """The rows of the tables format_text prints, as the JSON output gives
+    them: the context as the table shows it, and its whole chain of routine
+    names from the root; the fit's fields None for a context not fitted."""
+    from . import fit as aprof_fit
+    out = []
+    for rc in chosen:
+        rows = _shown(rc, most)
+        chains = [chain_names(profile, row.routine, full) for row in rows]
+        labels = [cells[-1] for cells in _table_cells(rows, chains, metric, width)]
+        for i, (row, label) in enumerate(zip(rows, labels), 1):
+            fitted = row.result is not None
+            best = row.result.best if fitted else None
+            interval = (row.result.interval if fitted else None) or (None, None)
+            out.append({
+                "routine": aprof_rank.display_name(rc.routine), "object": rc.routine.object,
+                "rank": i, "context": label,
+                "chain": [printable(profile.routines[key].name) for key in row.routine.key],
+                "calls": row.routine.calls, "sizes": len(row.routine.points(metric)),
+                "share_pct": row.share, "predicted_share_pct": row.predicted_share if fitted else None,
+                "conclusive": row.conclusive if fitted else None,
+                "model": aprof_fit.model_label(best) if fitted else None,
+                "growth": row.growth if fitted else None, "growth_low": interval[0],
+                "growth_high": interval[1], "r2": best.r2 if fitted else None,
+                "formula": best.formula() if fitted else None, "reason": row.reason})
+    return out
+
+
 def draw(profile: aprof_profile.Profile, chosen: List[RoutineContexts], outdir: str, args) -> List[str]:
     """One worst-case cost picture per context (plot.routine_figure);
     returns the files written."""
     from . import plot as aprof_plot
-    fmt = apl.check_format(args.format)
+    fmt = apl.check_format(args.picture_format)
     size = apl.parse_size(args.size)
     plt = apl.pyplot()
     import numpy as np
@@ -327,10 +372,12 @@ def parse_args(argv):
                    help=f"show the first N contexts of each routine (default {DEFAULT_MAX_CONTEXTS}; "
                    "0: all)")
     select.add_selection_arguments(p, top=DEFAULT_TOP)
+    cli.add_format_option(p)
     out = p.add_argument_group("plots")
     out.add_argument("--plot", metavar="DIR", default=None,
                      help="draw one worst-case cost plot per context in DIR (created if missing)")
-    apl.add_output_options(out, "a per-context picture", DEFAULT_SIZE)
+    # --format is the text's (text or json): the pictures' is --picture-format.
+    apl.add_output_options(out, "a per-context picture", DEFAULT_SIZE, "--picture-format")
     args = p.parse_args(argv)
     apl.check_output_options(p, args)
     if args.width is None:
@@ -346,11 +393,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(argv)
     profile = aprof_profile.load_profile(args.reports)
     chosen = routine_contexts(profile, args)
-    sys.stdout.write(format_text(profile, chosen, args.metric, args.scale, args.width,
-                                 args.full_names, args.max_contexts))
+    if args.format == "json":
+        cli.write_rows("json", "contexts", FIELDS,
+                       context_rows(profile, chosen, args.metric, args.width, args.full_names,
+                                    args.max_contexts),
+                       reports=profile.paths, cost_metric=profile.cost_metric, metric=args.metric,
+                       scale=args.scale, depth_limit=profile.context_depth)
+    else:
+        sys.stdout.write(format_text(profile, chosen, args.metric, args.scale, args.width,
+                                     args.full_names, args.max_contexts))
     if args.plot is not None:
         written = draw(profile, chosen, args.plot, args)
-        if not args.quiet:
+        if not args.quiet and args.format == "text":   # JSON: one document on stdout
             for path in written:
                 print(path)
     return cli.EXIT_OK
