@@ -34,7 +34,8 @@ from . import names
 from . import report as aprof_report
 
 __all__ = ["Producer", "SourceCounts", "Graph", "add_report", "top_producers", "top_consumers",
-           "chosen_consumers", "graph_of", "graph_edges", "label_spots", "main"]
+           "chosen_consumers", "graph_of", "graph_edges", "label_spots", "thread_starts",
+           "thread_groups", "thread_colour", "subtitle", "main"]
 
 RoutineKey = Tuple[str, str]  # (object path, mangled name), as in profile.py
 
@@ -98,15 +99,91 @@ def top_consumers(profile, n: int) -> List[Tuple[Optional[RoutineKey], int]]:
 # the HTML report (html_graph.py) draw the same Graph.
 # ---------------------------------------------------------------------------
 
-Node = Tuple[str, int, str]  # ("thread", serial, routine name) or ("kernel", 0, syscall)
+# ("thread", group, routine name) or ("kernel", 0, syscall); a group is the
+# smallest serial of the threads it stands for (Graph.groups).
+Node = Tuple[str, int, str]
 
 DEFAULT_EDGES = 30  # drawn by default: the 30 heaviest
 
-# matplotlib's "tab10" colours: one per thread, in order of serial; system
-# calls are grey.
+# matplotlib's "tab10" colours without its grey, which is the system calls':
+# one per thread group, in order; more groups get hues spread by the golden
+# angle (thread_colour), so that no two groups shown share a colour.
 THREAD_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                  "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+                  "#8c564b", "#e377c2", "#bcbd22", "#17becf")
 KERNEL_COLOUR = "#737373"
+
+
+def thread_colour(i: int) -> str:
+    """The colour of the i-th thread group (0, 1, ...): distinct for every
+    i, never a grey."""
+    if i < len(THREAD_COLOURS):
+        return THREAD_COLOURS[i]
+    import colorsys
+    hue = (0.13 + 0.618033988749895 * i) % 1.0
+    lightness = (0.35, 0.5, 0.42)[i % 3]
+    r, g, b = colorsys.hls_to_rgb(hue, lightness, 0.75)
+    return f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}"
+
+
+LAUNCHER_SHARE = 0.95   # a routine passing this share of its cost to one callee launches it
+
+
+def thread_starts(rep: aprof_report.Report) -> Dict[int, str]:
+    """Per thread serial, the routine the thread started in: from the
+    thread's first routine (one no routine of the thread called, the
+    costliest), through the runtime entry wrappers (clone3, start_thread,
+    _start, __libc_start_main...: select.is_entry_wrapper) and launchers
+    (one at most, right below them: a routine whose costliest callee holds
+    LAUNCHER_SHARE of its cost, and its self cost less than 1%, such as
+    pigz's `ignition`, which every thread of its pools starts in and which
+    calls the thread's own function), to the first routine that is
+    neither, following the costliest call. Empty for a report without call
+    records."""
+    from . import select
+    callees: Dict[Tuple[int, int], List[Tuple[int, int]]] = {}
+    called = set()
+    for (thread, caller, callee), e in rep.calls.items():
+        if caller != callee:
+            callees.setdefault((thread, caller), []).append((e.inclusive_cost, callee))
+            called.add((thread, callee))
+    firsts: Dict[int, Tuple[int, int]] = {}
+    for (thread, rid), t in rep.totals.items():
+        if (thread, rid) not in called and rep.calls:
+            firsts[thread] = max(firsts.get(thread, (-1, rid)), (t.cumulative_cost, rid))
+
+    def launcher(thread: int, rid: int) -> bool:
+        t = rep.totals.get((thread, rid))
+        cost = max(callees[(thread, rid)])[0]
+        return t is not None and t.self_cost < 0.01 * t.cumulative_cost and \
+            cost >= LAUNCHER_SHARE * t.cumulative_cost
+
+    def costliest_callee(thread: int, rid: int) -> Optional[int]:
+        return max(callees[(thread, rid)])[1] if callees.get((thread, rid)) else None
+
+    starts = {}
+    for thread, (_, rid) in firsts.items():
+        seen = {rid}
+        following = costliest_callee(thread, rid)
+        while select.is_entry_wrapper(rep.routines[rid]) and following not in seen | {None}:
+            rid = following
+            seen.add(rid)
+            following = costliest_callee(thread, rid)
+        if callees.get((thread, rid)) and launcher(thread, rid):
+            rid = costliest_callee(thread, rid)
+        starts[thread] = rep.routines[rid].name
+    return starts
+
+
+def thread_groups(rep: aprof_report.Report, merge: bool = True) -> Dict[int, Tuple[int, ...]]:
+    """Per thread serial, the serials of its group, smallest first: the
+    threads that started in the same routine (thread_starts: the 37 workers
+    of a pool are one group), or each thread alone (merge False, or no call
+    records to tell)."""
+    starts = thread_starts(rep) if merge else {}
+    by_start: Dict[str, List[int]] = {}
+    for serial in sorted(rep.threads):
+        by_start.setdefault(starts.get(serial, f"\0{serial}"), []).append(serial)
+    return {serial: tuple(group) for group in by_start.values() for serial in group}
 
 
 @dataclasses.dataclass
@@ -118,6 +195,9 @@ class Graph:
     consumers: List[Node]                # the edges' consumers, most reads first
     total_edges: int                     # of the whole graph
     total_reads: int                     # induced reads of the whole graph
+    # The serials of each thread group (Node's group): the group's threads.
+    groups: Dict[int, Tuple[int, ...]] = dataclasses.field(default_factory=dict)
+    starts: Dict[int, str] = dataclasses.field(default_factory=dict)  # group: its start routine
 
     @property
     def left_out_edges(self) -> int:
@@ -128,32 +208,57 @@ class Graph:
         return self.total_reads - sum(reads for _, _, reads in self.edges)
 
     def colour(self, node: Node) -> str:
-        """One colour per thread of the graph's nodes, in order of serial."""
+        """One colour per thread group of the graph's nodes, in order of
+        serial, distinct (thread_colour); grey for system calls."""
         if node[0] == "kernel":
             return KERNEL_COLOUR
-        threads = sorted({n[1] for n in self.producers + self.consumers if n[0] == "thread"})
-        return THREAD_COLOURS[threads.index(node[1]) % len(THREAD_COLOURS)]
+        groups = sorted({n[1] for n in self.producers + self.consumers if n[0] == "thread"})
+        return thread_colour(groups.index(node[1]))
+
+    def threads_label(self, group: int) -> str:
+        """'T5', or 'T2-T38 (37 threads)' for a group of threads."""
+        serials = self.groups.get(group, (group,))
+        if len(serials) == 1:
+            return f"T{serials[0]}"
+        return f"T{serials[0]}-T{serials[-1]} ({len(serials)} threads)"
+
+    def node_label(self, node: Node, width: Optional[int] = 38) -> str:
+        """'T<serial> routine' (a group: 'T2-T38 (37 threads) routine') or
+        'syscall name', the name shortened to about `width` characters as
+        names.short_name does (None: whole)."""
+        kind, group, name = node
+        short = names.printable(name) if width is None else names.short_name(name, width)
+        return f"syscall {short}" if kind == "kernel" else f"{self.threads_label(group)} {short}"
 
 
-def _all_edges(rep: aprof_report.Report) -> Dict[Tuple[Node, Node], int]:
+def _all_edges(rep: aprof_report.Report,
+               groups: Dict[int, Tuple[int, ...]]) -> Dict[Tuple[Node, Node], int]:
     def name(rid: Optional[int]) -> str:
         return "(no routine)" if rid is None else rep.routines[rid].name
 
+    def group(serial: int) -> int:   # a parent's thread before fork() (0) is its own
+        return groups.get(serial, (serial,))[0]
+
     edges: Dict[Tuple[Node, Node], int] = {}
     for s in rep.thread_sources.values():
-        e = (("thread", s.producer_thread, name(s.producer_routine)),
-             ("thread", s.thread, name(s.routine)))
+        e = (("thread", group(s.producer_thread), name(s.producer_routine)),
+             ("thread", group(s.thread), name(s.routine)))
         edges[e] = edges.get(e, 0) + s.reads
     for s in rep.kernel_sources.values():
-        e = (("kernel", 0, s.syscall), ("thread", s.thread, name(s.routine)))
+        e = (("kernel", 0, s.syscall), ("thread", group(s.thread), name(s.routine)))
         edges[e] = edges.get(e, 0) + s.reads
     return edges
 
 
-def graph_of(rep: aprof_report.Report, limit: int) -> Graph:
+def graph_of(rep: aprof_report.Report, limit: int, merge_threads: bool = True) -> Graph:
     """The graph of the report's `limit` heaviest (producer, consumer) edges;
-    a node is a thread's routine or a system call."""
-    edges = _all_edges(rep)
+    a node is a routine of a thread group (thread_groups: the threads that
+    started in the same routine, unless merge_threads is False) or a system
+    call. Reads between two threads of a group are an edge of the group to
+    itself."""
+    groups = thread_groups(rep, merge_threads)
+    starts = thread_starts(rep) if merge_threads else {}
+    edges = _all_edges(rep, groups)
     ranked = sorted(edges.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
     kept = [(p, c, reads) for (p, c), reads in ranked]
 
@@ -163,21 +268,15 @@ def graph_of(rep: aprof_report.Report, limit: int) -> Graph:
             weight[edge[end]] = weight.get(edge[end], 0) + edge[2]
         return sorted(weight, key=lambda n: (-weight[n], n))
 
-    return Graph(kept, by_weight(0), by_weight(1), len(edges), sum(edges.values()))
+    return Graph(kept, by_weight(0), by_weight(1), len(edges), sum(edges.values()),
+                 {g[0]: g for g in groups.values()},
+                 {g[0]: starts[g[0]] for g in groups.values() if g[0] in starts})
 
 
 def graph_edges(rep: aprof_report.Report, limit: int) -> List[Tuple[Node, Node, int]]:
     """The `limit` heaviest (producer, consumer, reads) edges of a report,
     heaviest first."""
     return graph_of(rep, limit).edges
-
-
-def node_label(node: Node, width: Optional[int] = 38) -> str:
-    """'T<serial> routine' or 'syscall name', the name shortened to about
-    `width` characters as names.short_name does (None: whole)."""
-    kind, serial, name = node
-    short = names.printable(name) if width is None else names.short_name(name, width)
-    return f"syscall {short}" if kind == "kernel" else f"T{serial} {short}"
 
 
 def edge_width(reads: int, heaviest: int) -> float:
@@ -210,14 +309,22 @@ def label_spots(edges: Sequence[Tuple[Node, Node, int]],
     return spots
 
 
+def subtitle(command: str, width: int, lines: int = 3) -> str:
+    """The command line wrapped at `width` characters between words, at
+    most `lines` lines ('…' after the last word that fits)."""
+    import textwrap
+    return "\n".join(textwrap.wrap(command, width, max_lines=lines, placeholder=" …",
+                                   break_long_words=False, break_on_hyphens=False))
+
+
 def draw_graph(rep: aprof_report.Report, path: str, fmt: str, limit: int,
-               size: Tuple[int, int], dpi: int) -> None:
+               size: Tuple[int, int], dpi: int, merge_threads: bool = True) -> None:
     """Producers on the left, consumers on the right, one colour per thread
-    (grey: system calls); an edge's width grows with log(reads), its reads
-    are written on it where the label has room (label_spots)."""
+    group (grey: system calls); an edge's width grows with log(reads), its
+    reads are written on it where the label has room (label_spots)."""
     from . import plotting
     plt = plotting.pyplot()
-    graph = graph_of(rep, limit)
+    graph = graph_of(rep, limit, merge_threads)
     if not graph.edges:
         raise aprof_report.ReportError(rep.path, 1, "no thread-source or kernel-source "
                                        "record: run the program with --input-sources=yes")
@@ -246,16 +353,18 @@ def draw_graph(rep: aprof_report.Report, path: str, fmt: str, limit: int,
             ax.text(spot[0], spot[1], f"{reads:,}", fontsize=7, ha="center", va="center", color="0.2",
                     bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.7))
     for node, y in y_p.items():
-        ax.text(0.32, y, node_label(node), ha="right", va="center", fontsize=8,
+        ax.text(0.32, y, graph.node_label(node), ha="right", va="center", fontsize=8,
                 color=graph.colour(node))
     for node, y in y_c.items():
-        ax.text(0.68, y, node_label(node), ha="left", va="center", fontsize=8,
+        ax.text(0.68, y, graph.node_label(node), ha="left", va="center", fontsize=8,
                 color=graph.colour(node))
     ax.text(0.32, 1.0, "producers", ha="right", va="bottom", fontsize=9, weight="bold")
     ax.text(0.68, 1.0, "consumers", ha="left", va="bottom", fontsize=9, weight="bold")
     command = names.printable(" ".join(rep.header.command))
+    # A 10-point character is about 0.6 em wide: the line's characters at this size.
+    chars = int(size[0] / (0.6 * 10 * dpi / 72))
     fig.suptitle(f"Induced reads, producer -> consumer ({len(graph.edges)} heaviest edges)\n"
-                 f"{command[:90]}", fontsize=10)
+                 f"{subtitle(command, chars)}", fontsize=10)
     plotting.save_figure(fig, path, fmt, dpi)
 
 
@@ -343,6 +452,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                              "(.png, .svg or .pdf)")
     parser.add_argument("--edges", type=int, default=DEFAULT_EDGES, metavar="N",
                         help=f"edges of the graph: the N heaviest (default {DEFAULT_EDGES})")
+    parser.add_argument("--split-threads", action="store_true",
+                        help="one graph node per thread and routine (default: the threads that "
+                        "started in the same routine, such as a worker pool's, are one node)")
     cli.add_format_option(parser)
     group = parser.add_argument_group("picture")
     # The graph's format is its file name's (--graph FILE.svg): --format is the text's.
@@ -364,7 +476,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(summary_text(prof, args.consumers, args.top, args), end="")
     if args.graph:
         path, fmt = plotting.format_of_path(args.graph, "png")
-        draw_graph(reports[0], path, fmt, args.edges, plotting.parse_size(args.size), args.dpi)
+        draw_graph(reports[0], path, fmt, args.edges, plotting.parse_size(args.size), args.dpi,
+                   not args.split_threads)
         if not args.quiet and args.format == "text":   # JSON: one document on stdout
             print(path)
     return cli.EXIT_OK
