@@ -334,7 +334,14 @@ def draw_graph(rep: aprof_report.Report, path: str, fmt: str, limit: int,
 
     y_p, y_c = place(graph.producers), place(graph.consumers)
     fig = plt.figure(figsize=(size[0] / dpi, size[1] / dpi), dpi=dpi)
-    ax = fig.add_axes((0, 0, 1, 0.93))
+    command = names.printable(" ".join(rep.header.command))
+    # A 10-point character is about 0.6 em wide: the line's characters at this size.
+    title = (f"Induced reads, producer -> consumer ({len(graph.edges)} heaviest edges)\n"
+             + subtitle(command, int(size[0] / (0.6 * 10 * dpi / 72))))
+    fig.suptitle(title, fontsize=10)
+    # Below the title's lines (about 15 pixels each at 100 dpi) and the column heads.
+    top = 1 - (12 + (15 * title.count("\n") + 15 + 26) * dpi / 100) / size[1]
+    ax = fig.add_axes((0, 0, 1, top))
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.axis("off")
@@ -345,7 +352,7 @@ def draw_graph(rep: aprof_report.Report, path: str, fmt: str, limit: int,
         return x0 + (x1 - x0) * t, y_p[p] + (y_c[c] - y_p[p]) * t
 
     # A 7-point label such as "1,048,576": about 50 x 13 pixels, in axes fractions.
-    room = (50 / size[0], 13 / (size[1] * 0.93))
+    room = (50 / size[0], 13 / (size[1] * top))
     for (p, c, reads), spot in zip(graph.edges, label_spots(graph.edges, point_at, room)):
         ax.plot([x0, x1], [y_p[p], y_c[c]], color=graph.colour(p), alpha=0.55,
                 linewidth=edge_width(reads, heaviest), solid_capstyle="round")
@@ -360,11 +367,6 @@ def draw_graph(rep: aprof_report.Report, path: str, fmt: str, limit: int,
                 color=graph.colour(node))
     ax.text(0.32, 1.0, "producers", ha="right", va="bottom", fontsize=9, weight="bold")
     ax.text(0.68, 1.0, "consumers", ha="left", va="bottom", fontsize=9, weight="bold")
-    command = names.printable(" ".join(rep.header.command))
-    # A 10-point character is about 0.6 em wide: the line's characters at this size.
-    chars = int(size[0] / (0.6 * 10 * dpi / 72))
-    fig.suptitle(f"Induced reads, producer -> consumer ({len(graph.edges)} heaviest edges)\n"
-                 f"{subtitle(command, chars)}", fontsize=10)
     plotting.save_figure(fig, path, fmt, dpi)
 
 
