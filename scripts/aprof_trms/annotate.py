@@ -48,8 +48,8 @@ from . import profile as aprof_profile
 from . import select
 from . import table
 from .names import number, printable, short_name
-from .rank import display_name
 from .plotting import load_reports
+from .ranking import display_name
 
 DEFAULT_THRESHOLD = 0.1
 SORT_KEYS = [c.key for c in table.COLUMNS + table.SOURCE_COLUMNS]
@@ -154,21 +154,6 @@ def section(title: str, profile: aprof_profile.Profile, args, rows: List[table.R
     return lines + [""] + textwrap.wrap(account, args.width, break_on_hyphens=False)
 
 
-PIPE_WIDTH = 120   # prose lines when the output is not a terminal
-
-
-def terminal_width(not_a_terminal: Optional[int] = PIPE_WIDTH) -> Optional[int]:
-    """COLUMNS when set, else the width of the terminal standard output is,
-    else `not_a_terminal` (a file or a pipe)."""
-    columns = os.environ.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) > 0:
-        return int(columns)
-    try:
-        return os.get_terminal_size(sys.stdout.fileno()).columns
-    except (OSError, ValueError, AttributeError):   # not a terminal, or no file descriptor
-        return not_a_terminal
-
-
 def parse_args(argv):
     p = cli.argument_parser(
         description="Flat view of a profile: one line per routine with calls, self and inclusive "
@@ -185,7 +170,7 @@ def parse_args(argv):
                    help="one table per thread (shares of the thread's total) instead of merged")
     p.add_argument("--width", type=int, default=None, metavar="N",
                    help="line width (default: COLUMNS or the terminal's; when the output is not "
-                   f"a terminal, names are not shortened and text wraps at {PIPE_WIDTH})")
+                   f"a terminal, names are not shortened and text wraps at {cli.PIPE_WIDTH})")
     p.add_argument("--full-names", action="store_true", help="do not shorten routine names")
     p.add_argument("--tree", choices=TREE_CHOICES, default="none",
                    help="under each routine, its callers (caller: lines '<'), callees (calling: "
@@ -196,10 +181,10 @@ def parse_args(argv):
     p.set_defaults(min_share=DEFAULT_THRESHOLD)
     args = p.parse_args(argv)
     if args.width is None:
-        args.width = terminal_width(None)
+        args.width = cli.terminal_width(None)
         if args.width is None:
             # A file or a pipe (grep, a script): whole names, however long the line.
-            args.full_names, args.width = True, PIPE_WIDTH
+            args.full_names, args.width = True, cli.PIPE_WIDTH
     elif args.width < 40:
         p.error("--width must be at least 40")
     return args

@@ -45,9 +45,10 @@ import warnings
 from typing import Callable, Dict, List, Optional, Sequence, TextIO
 
 from . import __version__, names, profile, report
+from .errors import UserError  # re-exported: the commands raise cli.UserError
 
 __all__ = ["EXIT_OK", "EXIT_ERROR", "EXIT_USAGE", "EXIT_REGRESSION", "UserError",
-           "program_name", "argument_parser", "warn", "warn_kernel_writes", "run", "run_command",
+           "program_name", "argument_parser", "positive_scale", "terminal_width", "warn", "warn_kernel_writes", "run", "run_command",
            "JSON_VERSION", "add_format_option", "write_rows"]
 
 EXIT_OK = 0
@@ -58,12 +59,6 @@ EXIT_INTERRUPTED = 130
 
 # Packages the commands need beyond the standard library.
 THIRD_PARTY = ("numpy", "scipy", "matplotlib")
-
-
-class UserError(Exception):
-    """A mistake in the input or the arguments that is not a usage error (a
-    pattern that matches nothing, an output directory that cannot be
-    written...): reported in one line, exit status 1."""
 
 
 def program_name() -> str:
@@ -143,6 +138,33 @@ def warn_kernel_writes(mechanisms) -> None:
     text = report.kernel_writes_warning(mechanisms)
     if text:
         warn(text)
+
+
+def positive_scale(text: str) -> float:
+    """--scale: a number greater than 1 (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 1.0:
+        raise argparse.ArgumentTypeError(f"must be greater than 1: {text!r}")
+    return value
+
+
+PIPE_WIDTH = 120   # text lines when the output is not a terminal
+
+
+def terminal_width(not_a_terminal: Optional[int] = PIPE_WIDTH) -> Optional[int]:
+    """The width text output is wrapped to (annotate.py, contexts.py):
+    COLUMNS when set, else the width of the terminal standard output is,
+    else `not_a_terminal` (a file or a pipe)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        return os.get_terminal_size(sys.stdout.fileno()).columns
+    except (OSError, ValueError, AttributeError):   # not a terminal, or no file descriptor
+        return not_a_terminal
 
 
 def _error(message: str) -> int:

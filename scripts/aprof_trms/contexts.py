@@ -17,7 +17,7 @@ callers), its activations, its share of the routine's cost (the sum of its
 activations' costs over that of all the routine's contexts), the fitted
 cost function of its worst-case cost per input size (aprof_trms/fit.py) and
 why it is where it is. Contexts are ordered as rank.py orders routines
-(rank.rank_routines, the routine's cost standing for the program's):
+(ranking.rank_routines, the routine's cost standing for the program's):
 confident fits first, by predicted share of the routine's cost when the
 input grows --scale times beyond the largest seen, then inconclusive fits,
 then contexts that cannot be fitted. The first row is the context where the
@@ -42,12 +42,14 @@ import sys
 from typing import Dict, List, Optional, Sequence, Set
 
 from . import cli
+from . import fit as aprof_fit
+from . import plot as aprof_plot
 from . import plotting as apl
 from . import profile as aprof_profile
-from . import rank as aprof_rank
 from . import report as aprof_report
 from . import select
 from .names import plain_name, printable
+from .ranking import DEFAULT_SCALE, Row, display_name, rank_contexts
 
 DEFAULT_TOP = 5
 DEFAULT_MAX_CONTEXTS = 20
@@ -59,25 +61,9 @@ _MIN_CHAIN_WIDTH = 30
 
 @dataclasses.dataclass
 class RoutineContexts:
-    """A routine and its contexts in ranking order (rank.Row per context)."""
+    """A routine and its contexts in ranking order (ranking.Row per context)."""
     routine: aprof_profile.RoutineProfile
-    rows: List[aprof_rank.Row]
-
-
-@dataclasses.dataclass
-class _Scope:
-    """What rank.rank_routines needs of a profile: the cost the shares are
-    of (here: the routine's, summed over its contexts)."""
-    total_cost: int
-
-
-def rank_contexts(profile: aprof_profile.Profile, routine: aprof_profile.RoutineProfile,
-                  metric: str = "trms", scale: float = aprof_rank.DEFAULT_SCALE) -> List[aprof_rank.Row]:
-    """The routine's contexts as rank.Rows, in rank.py's order; share and
-    predicted share are of the routine's cost."""
-    contexts = profile.contexts_of(routine.key)
-    scope = _Scope(sum(c.cumulative_cost for c in contexts))
-    return aprof_rank.rank_routines(scope, contexts, metric, "max", scale, find_carriers=False)
+    rows: List[Row]
 
 
 def chain_names(profile: aprof_profile.Profile, context: aprof_profile.ContextProfile,
@@ -208,7 +194,7 @@ def _fittable_contexts(profile: aprof_profile.Profile, routine: aprof_profile.Ro
                if len(c.points(metric)) >= select.MIN_DISTINCT_SIZES)
 
 
-def _shown(rc: RoutineContexts, most: int) -> List[aprof_rank.Row]:
+def _shown(rc: RoutineContexts, most: int) -> List[Row]:
     """The first `most` contexts (0: all)."""
     return rc.rows[:most] if most else rc.rows
 
@@ -223,11 +209,10 @@ def _table(header: List[str], rows: List[List[str]], right: set) -> List[str]:
 _HEADER = ["#", "share%", "at scale%", "trust", "calls", "sizes", "fit", "R^2", "context"]
 
 
-def _table_cells(rows: List[aprof_rank.Row], chains: List[List[str]], metric: str,
+def _table_cells(rows: List[Row], chains: List[List[str]], metric: str,
                  width: int) -> List[List[str]]:
     """The cells of a routine's table (_HEADER), the context last, shortened
     to the room the other columns leave in `width`."""
-    from . import fit as aprof_fit
     cells = []
     for i, row in enumerate(rows, 1):
         fitted = row.result is not None
@@ -292,7 +277,6 @@ def context_rows(profile: aprof_profile.Profile, chosen: List[RoutineContexts], 
     """The rows of the tables format_text prints, as the JSON output gives
     them: the context as the table shows it, and its whole chain of routine
     names from the root; the fit's fields None for a context not fitted."""
-    from . import fit as aprof_fit
     out = []
     for rc in chosen:
         rows = _shown(rc, most)
@@ -303,7 +287,7 @@ def context_rows(profile: aprof_profile.Profile, chosen: List[RoutineContexts], 
             best = row.result.best if fitted else None
             interval = (row.result.interval if fitted else None) or (None, None)
             out.append({
-                "routine": aprof_rank.display_name(rc.routine), "object": rc.routine.object,
+                "routine": display_name(rc.routine), "object": rc.routine.object,
                 "rank": i, "context": label,
                 "chain": [printable(profile.routines[key].name) for key in row.routine.key],
                 "calls": row.routine.calls, "sizes": len(row.routine.points(metric)),
@@ -319,12 +303,10 @@ def context_rows(profile: aprof_profile.Profile, chosen: List[RoutineContexts], 
 def draw(profile: aprof_profile.Profile, chosen: List[RoutineContexts], outdir: str, args) -> List[str]:
     """One worst-case cost picture per context (plot.routine_figure);
     returns the files written."""
-    from . import plot as aprof_plot
     fmt = apl.check_format(args.picture_format)
     size = apl.parse_size(args.size)
     plt = apl.pyplot()
     import numpy as np
-    from . import fit as aprof_fit
     outdir = apl.prepare_outdir(outdir)
     # Names as the chain shows them (chain_names): the title is not shortened again.
     style = aprof_plot.Style(False, False, profile.cost_metric, profile.memory_resolution)
@@ -336,7 +318,7 @@ def draw(profile: aprof_profile.Profile, chosen: List[RoutineContexts], outdir: 
         labels = chain_labels(chains, aprof_plot.TITLE_WIDTH)
         for i, (row, label) in enumerate(zip(rows, labels), 1):
             context = row.routine
-            fits = {m: aprof_plot.fit_of(aprof_fit, context, m) for m in aprof_plot.METRICS}
+            fits = {m: aprof_fit.fit_of(context, m) for m in aprof_plot.METRICS}
             # The title names the context: its chain as the table shows it.
             titled = dataclasses.replace(context, name=label)
             fig = aprof_plot.routine_figure(plt, np, aprof_fit, titled, "cost", fits, style,
@@ -349,7 +331,6 @@ def draw(profile: aprof_profile.Profile, chosen: List[RoutineContexts], outdir: 
 
 
 def parse_args(argv):
-    from .annotate import terminal_width
     p = cli.argument_parser(
         description="A routine's calling contexts (--collect-context=yes reports), each with its "
         "own fitted cost function, the context where the routine grows worst first.",
@@ -359,9 +340,9 @@ def parse_args(argv):
         "2 bad usage.")
     p.add_argument("reports", nargs="+", metavar="REPORT|DIR",
                    help="aprof-trms reports, or directories of aprof-trms.out.* files (all merged)")
-    p.add_argument("--scale", type=aprof_rank.positive_scale, default=aprof_rank.DEFAULT_SCALE,
+    p.add_argument("--scale", type=cli.positive_scale, default=DEFAULT_SCALE,
                    metavar="K", help="rank by the predicted cost at K times the largest input "
-                   f"seen (default {aprof_rank.DEFAULT_SCALE:g})")
+                   f"seen (default {DEFAULT_SCALE:g})")
     p.add_argument("--metric", choices=aprof_report.METRICS, default="trms",
                    help="input size metric of the fits and ranking (default trms)")
     p.add_argument("--width", type=int, default=None, metavar="N",
@@ -381,7 +362,7 @@ def parse_args(argv):
     args = p.parse_args(argv)
     apl.check_output_options(p, args)
     if args.width is None:
-        args.width = terminal_width()
+        args.width = cli.terminal_width()
     elif args.width < 60:
         p.error("--width must be at least 60")
     if args.max_contexts < 0:

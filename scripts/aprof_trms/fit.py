@@ -101,7 +101,7 @@ __all__ = ["MODELS", "MIN_DISTINCT_SIZES", "K_RANGE", "LOG_GROWTH",
            "NotEnoughPoints", "Fit",
            "FitResult", "model_term", "model_label", "label_with_interval", "upper_envelope", "fit_points", "fit_many",
            "fit_model", "routine_points", "fit_routine", "fit_routines",
-           "fit_routines_by_metric"]
+           "fit_routines_by_metric", "FitInfo", "fit_infos", "fit_of"]
 
 MODELS = ("1", "log n", "sqrt n", "n", "n log n", "n^2", "n^3", "n^k")
 MIN_DISTINCT_SIZES = 5     # below this: no fit (AICc of a 3-parameter class needs 5 points)
@@ -123,6 +123,7 @@ CONFIDENT_CLUSTERS = 6     # fewer clusters of sizes (evidence.size_clusters): i
 CONFIDENT_SPAN = 4.0       # sizes spanning less than this factor: inconclusive
 CONFIDENT_KEPT = 0.5       # an upper envelope keeping less than this share of the points
 EXPONENT_LEVEL = 3.84      # chi-square(1) at 95%: the exponent interval's likelihood ratio
+CONFIDENT_WIDTH = 2 * DISTINCT_GROWTH   # a wider exponent interval holds classes two apart
 
 _FIXED_EXPONENT = {"1": 0.0, "log n": LOG_GROWTH, "sqrt n": 0.5, "n": 1.0,
                    "n log n": 1.0 + LOG_GROWTH, "n^2": 2.0, "n^3": 3.0}
@@ -574,6 +575,15 @@ class _Batch:
         ratio = self.clusters[:, None] * np.log(np.maximum(grid_rss, floor) / best)
         return _likelihood_bounds(grid, ratio, k)
 
+    def power_law(self, b: float, k: float) -> Fit:
+        """b*n^k (no intercept; b and k given) on a batch of one row, with
+        the rss, R^2 and criterion fit() gives a fixed exponent's fit."""
+        one = np.ones(1)
+        resid = self.ys - b * np.power(self.n, k) / self.yscale[:, None]
+        rss_w = (self.w * resid * resid).sum(axis=1)
+        fit = self._finish("n^k", 0.0 * one, b * one, k * one, 0.0 * one, rss_w, _params("n^k") - 1)
+        return self._fits("n^k", fit, k * one)[0]
+
     @property
     def clusters(self) -> np.ndarray:
         """Clusters of sizes per row (evidence.size_clusters)."""
@@ -745,6 +755,7 @@ def _doubts(result: "FitResult") -> List[str]:
         doubts.append(f"R^2 {best.r2:.2f} < {CONFIDENT_R2:g}")
     if result.at_bound:
         doubts.append(f"exponent at the fitter's bound {best.k:g}")
+    doubts += _wide_interval(result)
     missed = _misses_largest(result)
     if missed:
         doubts.append(missed)
@@ -758,6 +769,18 @@ def _doubts(result: "FitResult") -> List[str]:
         doubts.append(f"grows with slope {number(slopes[0], '.2f')} at the largest sizes, where its "
                       f"points rise with slope {number(slopes[1], '.2f')}")
     return doubts
+
+
+def _wide_interval(result: "FitResult") -> List[str]:
+    """The doubt of an exponent interval too wide to name a class: one that
+    holds both n and n^2 says the points do not tell the growth, whatever
+    class fits best (an interpreter's loop with 8 sizes: n^3 [1.00, 3.47])."""
+    interval = result.interval
+    if interval is None or interval[1] - interval[0] <= CONFIDENT_WIDTH:
+        return []
+    low, high = (number(bound, ".2f") for bound in interval)
+    return [f"its exponent lies anywhere in [{low}, {high}] "
+            f"(confident up to a width of {CONFIDENT_WIDTH:g})"]
 
 
 def _thin_evidence(result: "FitResult", used: int) -> List[str]:
@@ -856,9 +879,10 @@ def _result(prepared: _Prepared, fits: List[Fit], integer: bool) -> FitResult:
 
 def _log_log_power(sizes: List[float], costs: List[float]) -> Optional[Fit]:
     """a + b*n^k with k the least-squares slope of log cost on log size (the
-    fixed exponent up to 10, beyond the free one's range): the growing model
-    of last resort, for points that rise by orders of magnitude where every
-    model of the family came out flat."""
+    fixed exponent up to 10, beyond the free one's range), or b*n^k through
+    the points' centre on the log-log scale where that comes out flat too:
+    the growing model of last resort, for points that rise by orders of
+    magnitude where every model of the family came out flat."""
     pairs = [(math.log(n), math.log(y)) for n, y in zip(sizes, costs) if n > 0 and y > 0]
     if len({x for x, _ in pairs}) < 2:
         return None
@@ -867,8 +891,15 @@ def _log_log_power(sizes: List[float], costs: List[float]) -> Optional[Fit]:
     slope = sum((x - mx) * (v - my) for x, v in pairs) / sum((x - mx) ** 2 for x, _ in pairs)
     if slope <= 0.0:
         return None
-    n, y = np.array([sizes]), np.array([costs])
-    return _Batch(n, y).fit("n^k", min(slope, 10.0))[0]
+    k = min(slope, 10.0)
+    batch = _Batch(np.array([sizes]), np.array([costs]))
+    power = batch.fit("n^k", k)[0]
+    if power.b > 0.0:
+        return power
+    # Relative least squares came out flat with this exponent too (many
+    # cheap points outvote the few that rise): the power law through the
+    # points' centre on the log-log scale, which grows as they do.
+    return batch.power_law(math.exp(my - k * mx), k)
 
 
 def _fit_batch(prepared: List[_Prepared]) -> List[FitResult]:
@@ -1003,3 +1034,40 @@ def fit_routine(routine, metric: str = "trms", statistic: str = "max") -> FitRes
     if isinstance(result, ValueError):
         raise result
     return result
+
+
+# ---------------------------------------------------------------------------
+# The worst-case fits the commands show (plot, annotate's table, the HTML
+# report), with the reason a routine has none.
+# ---------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class FitInfo:
+    """The fit of one routine and input metric, or why there is none."""
+    result: Optional[FitResult] = None
+    reason: str = ""                  # "no fit: ..." when result is None
+
+
+def fit_infos(routines, metrics: Sequence[str]) -> Dict[str, List[FitInfo]]:
+    """The worst-case fit of each routine by each metric, or why there is
+    none; the routines are fitted together (fit_routines_by_metric:
+    much faster than one by one, same TRMS and RMS points fitted once)."""
+    results = fit_routines_by_metric(routines, metrics, "max")
+    return {metric: [_fit_info(routine, metric, result)
+                     for routine, result in zip(routines, results[metric])] for metric in metrics}
+
+
+def _fit_info(routine, metric: str, result) -> FitInfo:
+    if isinstance(result, NotEnoughPoints):
+        distinct = getattr(result, "distinct", len(routine.points(metric)))
+        needed = getattr(result, "needed", MIN_DISTINCT_SIZES)
+        return FitInfo(reason=f"no fit: only {distinct} distinct "
+                              f"size{'' if distinct == 1 else 's'} (need {needed})")
+    if isinstance(result, ValueError):
+        return FitInfo(reason=f"no fit: {result}")
+    return FitInfo(result=result)
+
+
+def fit_of(routine, metric: str) -> FitInfo:
+    """fit_infos of one routine and metric."""
+    return fit_infos([routine], (metric,))[metric][0]

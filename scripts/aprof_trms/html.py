@@ -48,67 +48,31 @@ from typing import Dict, List, Optional, Sequence
 
 from . import __version__, cli, output
 from . import charts as aprof_charts
-from . import fit as aprof_fit
 from . import html_calls
 from . import html_graph
 from . import plot as aprof_plot
 from . import profile as aprof_profile
-from . import rank as aprof_rank
+from . import programs
 from . import regress as aprof_regress
 from . import report as aprof_report
 from . import select
 from . import table
+from .html_json import fits_json, num, points_json
 from .plotting import load_reports
+from .ranking import rank_routines
 
 ASSETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "html_assets")
 DEFAULT_OUTPUT = "aprof-trms-report.html"
 
 
-def _num(x: float) -> float:
-    """A float with 4 significant digits: enough for shares and fits on screen,
-    and a compact JSON."""
-    return float(f"{x:.4g}")
-
-
-def _param(x: Optional[float]) -> Optional[float]:
-    """A fit parameter with 7 significant digits: the curve drawn from it
-    is exact to the pixel."""
-    return None if x is None else float(f"{x:.7g}")
-
-
-def _fit_json(fit) -> Dict:
-    return {"model": fit.model, "label": aprof_fit.model_label(fit), "formula": fit.formula(),
-            "a": _param(fit.a), "b": _param(fit.b), "c": _param(fit.c), "k": _param(fit.k),
-            "r2": _num(fit.r2), "aicc": _num(fit.criterion)}
-
-
-def fits_json(fits: Dict[str, aprof_plot.FitInfo]) -> Dict:
-    """The fits by metric: best and runner-up, or why there is none."""
-    out = {}
-    for metric, info in fits.items():
-        if info.result is None:
-            out[metric] = {"reason": info.reason}
-        else:
-            ru = info.result.runner_up
-            out[metric] = {"best": _fit_json(info.result.best),
-                           "runner_up": _fit_json(ru) if ru else None,
-                           "notes": info.result.notes, "doubts": info.result.doubts}
-    return out
-
-
-def _points_json(points: Dict[int, aprof_profile.Point]) -> List[List[int]]:
-    """[size, calls, min, max, sum] per size, sizes ascending."""
-    return [[s, p.calls, p.min_cost, p.max_cost, p.sum_cost] for s, p in sorted(points.items())]
-
-
 def _row_json(row: table.RoutineRow, objects: Dict[str, int], selected: bool) -> List:
     """One table row; the order is that of F in report.js."""
     return [row.name, objects.setdefault(row.object, len(objects)), row.calls, row.self_cost,
-            _num(row.self_share), row.inclusive_cost, _num(row.inclusive_share),
-            row.distinct_trms, row.distinct_rms, _num(row.richness), _num(row.thread_share),
-            _num(row.external_share), _num(row.trms_growth), _num(row.rms_growth),
+            num(row.self_share), row.inclusive_cost, num(row.inclusive_share),
+            row.distinct_trms, row.distinct_rms, num(row.richness), num(row.thread_share),
+            num(row.external_share), num(row.trms_growth), num(row.rms_growth),
             row.fit_label("trms"), row.fit_label("rms"), row.top_producer,
-            _num(row.top_producer_share), 1 if selected else 0]
+            num(row.top_producer_share), 1 if selected else 0]
 
 
 def selection_parser(parser=None):
@@ -135,14 +99,14 @@ def _every_routine() -> argparse.Namespace:
 
 def program_json(reports: Sequence[aprof_report.Report]) -> Dict:
     """The numbers of charts.py's program-level charts."""
-    program = aprof_charts.program_of("", list(reports), _every_routine())
-    top, with_induced = aprof_charts.top_induced(program, aprof_charts.DEFAULT_TOP)
+    program = programs.program_of("", list(reports), _every_routine())
+    top, with_induced = programs.top_induced(program, aprof_charts.DEFAULT_TOP)
     return {
-        "induced": [[r.name, _num(100.0 * r.thread_induced / r.sum_trms),
-                     _num(100.0 * r.external / r.sum_trms)] for r in top],
+        "induced": [[r.name, num(100.0 * r.thread_induced / r.sum_trms),
+                     num(100.0 * r.external / r.sum_trms)] for r in top],
         "with_induced": with_induced,
-        "richness": [_num(r.richness) for r in program.routines],
-        "volume": [_num(r.volume) for r in program.routines],
+        "richness": [num(r.richness) for r in program.routines],
+        "volume": [num(r.volume) for r in program.routines],
         "thread_induced": program.thread_induced,
         "external": program.external,
     }
@@ -155,7 +119,7 @@ def ranking_json(profile: aprof_profile.Profile, index: Dict,
     rank.py's own: fittable routines above 1% of the cost)."""
     args = selection_args or selection_parser().parse_args([])
     routines = select.select_routines(profile, args, apply_limit=False).routines
-    return [[index[row.routine.key], row.reason] for row in aprof_rank.rank_routines(profile, routines)]
+    return [[index[row.routine.key], row.reason] for row in rank_routines(profile, routines)]
 
 
 def regression_json(baseline: Optional[aprof_profile.Profile],
@@ -189,8 +153,8 @@ def report_data(reports: Sequence[aprof_report.Report], argv: Sequence[str],
         per_thread = []
         for _, tp in threads:
             tr = tp.routines.get(r.key)
-            per_thread.append([_points_json(tr.trms), _points_json(tr.rms)] if tr else None)
-        details.append({"trms": _points_json(r.trms), "rms": _points_json(r.rms),
+            per_thread.append([points_json(tr.trms), points_json(tr.rms)] if tr else None)
+        details.append({"trms": points_json(r.trms), "rms": points_json(r.rms),
                         "fits": fits_json(row.fits), "threads": per_thread,
                         **html_calls.routine_json(profile, r, index)})
     return {

@@ -8,7 +8,7 @@
 
 For every report with source records (docs/report-format.md, thread-source
 and kernel-source), the graph that `producers.py --graph` draws
-(producers.graph_of: the heaviest edges, nodes ordered by reads, one colour
+(sources.graph_of: the heaviest edges, nodes ordered by reads, one colour
 per thread): producers on the left (a thread's routine, `T<serial> name`, or
 `syscall name`), consumers on the right, one curve per edge whose width grows
 with log(reads), labelled with its reads where the label has room (every
@@ -21,12 +21,13 @@ drawn by report.js: the page stays one file and works without the script.
 import html
 from typing import Dict, List, Sequence, Tuple
 
-from . import producers
 from . import report as aprof_report
+from . import sources
+from .sources_graph import edge_width, label_spots
 
 __all__ = ["DEFAULT_EDGES", "MAX_GRAPHS", "section_html", "graph_svg"]
 
-DEFAULT_EDGES = producers.DEFAULT_EDGES
+DEFAULT_EDGES = sources.DEFAULT_EDGES
 MAX_GRAPHS = 4       # reports drawn (processes of a fork each have one)
 
 # Geometry of the SVG (pixels).
@@ -43,7 +44,7 @@ def _esc(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-def _place(nodes: List[producers.Node], height: int) -> Dict[producers.Node, float]:
+def _place(nodes: List[sources.Node], height: int) -> Dict[sources.Node, float]:
     """Nodes spread evenly over the column, heaviest at the top."""
     step = (height - TOP - BOTTOM) / max(len(nodes), 1)
     return {n: TOP + (i + 0.5) * step for i, n in enumerate(nodes)}
@@ -59,7 +60,7 @@ def _point(t: float, y0: float, y1: float) -> Tuple[float, float]:
     return (sum(w * x for w, x in zip(weights, xs)), sum(w * y for w, y in zip(weights, ys)))
 
 
-def graph_svg(graph: producers.Graph) -> str:
+def graph_svg(graph: sources.Graph) -> str:
     """The graph (with at least one edge) as an SVG element."""
     height = TOP + BOTTOM + ROW * max(len(graph.producers), len(graph.consumers))
     y_p, y_c = _place(graph.producers, height), _place(graph.consumers, height)
@@ -70,11 +71,11 @@ def graph_svg(graph: producers.Graph) -> str:
            f'aria-label="producer-to-consumer graph">',
            f'<text class="column" x="{PRODUCER_X - 10}" y="16" text-anchor="end">producers</text>',
            f'<text class="column" x="{CONSUMER_X + 10}" y="16">consumers</text>']
-    spots = producers.label_spots(graph.edges, lambda p, c, t: _point(t, y_p[p], y_c[c]), EDGE_LABEL)
+    spots = label_spots(graph.edges, lambda p, c, t: _point(t, y_p[p], y_c[c]), EDGE_LABEL)
     for (p, c, reads), spot in zip(graph.edges, spots):
         y0, y1 = y_p[p], y_c[c]
         # Points to pixels: the PNG's widths at the page's 96 dpi.
-        width = producers.edge_width(reads, heaviest) * 4 / 3
+        width = edge_width(reads, heaviest) * 4 / 3
         tip = (f"{graph.node_label(p, None)} \u2192 {graph.node_label(c, None)}: "
                f"{reads:,} induced reads")
         out.append(f'<g class="edge" data-reads="{reads}"><title>{_esc(tip)}</title>'
@@ -93,7 +94,7 @@ def graph_svg(graph: producers.Graph) -> str:
     return "".join(out)
 
 
-def _account(graph: producers.Graph) -> str:
+def _account(graph: sources.Graph) -> str:
     """What the picture shows of the whole graph, and what it leaves out."""
     shown = sum(reads for _, _, reads in graph.edges)
     text = (f"The {len(graph.edges)} heaviest of {graph.total_edges} edges: {shown:,} of the "
@@ -105,7 +106,7 @@ def _account(graph: producers.Graph) -> str:
     return text + "."
 
 
-def _node_tip(graph: producers.Graph, node: producers.Node) -> str:
+def _node_tip(graph: sources.Graph, node: sources.Node) -> str:
     """A node's whole name, and for a group of threads which threads and
     where they started."""
     tip = graph.node_label(node, None)
@@ -116,13 +117,13 @@ def _node_tip(graph: producers.Graph, node: producers.Node) -> str:
     return tip
 
 
-def _node_cell(graph: producers.Graph, node: producers.Node) -> str:
+def _node_cell(graph: sources.Graph, node: sources.Node) -> str:
     """A table cell: the node's name shortened, whole in its tooltip."""
     return (f'<td style="color:{graph.colour(node)}" title="{_esc(_node_tip(graph, node))}">'
             f'{_esc(graph.node_label(node, TABLE_LABEL_WIDTH))}</td>')
 
 
-def _edge_table(graph: producers.Graph) -> str:
+def _edge_table(graph: sources.Graph) -> str:
     rows = "".join(
         f'<tr>{_node_cell(graph, p)}{_node_cell(graph, c)}<td class="num">{reads:,}</td>'
         f'<td class="num">{100.0 * reads / graph.total_reads:.2f}%</td></tr>'
@@ -159,7 +160,7 @@ def section_html(reports: Sequence[aprof_report.Report], edges: int = DEFAULT_ED
              'thread group, grey for system calls; hover an edge or a name for the whole '
              'text.</p>']
     for rep in with_sources[:MAX_GRAPHS]:
-        graph = producers.graph_of(rep, edges)
+        graph = sources.graph_of(rep, edges)
         command = " ".join(rep.header.command)
         parts.append(f'<div class="source-report"><h3>{_esc(command)} '
                      f'<small>({_esc(rep.path)})</small></h3>'

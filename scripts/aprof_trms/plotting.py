@@ -8,7 +8,7 @@ pyplot() when a script is about to draw (Agg backend: no display needed).
 
 User errors (a malformed report, a pattern that matches nothing, an output
 directory that cannot be written, an unknown format) are raised as
-UserError (cli.UserError), report.ReportError or profile.ProfileError, and
+UserError (errors.py), report.ReportError or profile.ProfileError, and
 cli.run() turns them into one "PROG: error: ..." line on stderr and exit
 status 1: never a Python traceback.
 """
@@ -21,8 +21,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from . import output
 from . import profile as aprof_profile
 from . import report as aprof_report
-from .cli import UserError
+from .errors import UserError
 from .names import file_stem, short_name, strip_params, unique_stems  # noqa: F401 (re-exported)
+from .programs import percent  # noqa: F401 (re-exported)
 
 __all__ = [
     "FORMATS", "UserError", "pyplot", "expand_inputs", "load_reports",
@@ -200,10 +201,6 @@ def size_label(metric: str, resolution: int) -> str:
 def tex_escape(text: str) -> str:
     """matplotlib reads $...$ as mathematics: names keep their dollars."""
     return text.replace("$", r"\$")
-
-
-def percent(part: float, whole: float) -> float:
-    return 100.0 * part / whole if whole else 0.0
 
 
 def compact_number(value: float) -> str:

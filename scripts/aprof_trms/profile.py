@@ -48,7 +48,7 @@ from collections.abc import Mapping
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import report as aprof_report
-from . import producers as aprof_sources
+from . import sources as aprof_sources
 
 __all__ = ["ProfileError", "UnrelatedReports", "Point", "PointMap", "RoutineProfile", "ContextProfile", "EdgeTotals",
            "Profile", "merge", "report_files", "load_profile", "check_distinct"]
@@ -331,7 +331,7 @@ class Profile:
     total_cost: int  # over all threads of all reports
     routines: Dict[RoutineKey, RoutineProfile]
     # --input-sources=yes reports: each routine's own induced reads by
-    # producer (aprof_trms.producers; empty otherwise).
+    # producer (aprof_trms.sources; empty otherwise).
     sources: aprof_sources.SourceCounts = dataclasses.field(default_factory=dict)
     # By (caller key, callee key); empty for reports older than version 3.
     calls: Dict[Tuple[RoutineKey, RoutineKey], EdgeTotals] = dataclasses.field(default_factory=dict)

@@ -59,7 +59,7 @@ from . import fit as aprof_fit
 from . import profile as aprof_profile
 from . import report as aprof_report
 from .names import number, printable
-from .rank import cost_share, display_name
+from .ranking import cost_share, display_name
 
 DEFAULT_TOLERANCE = 0.25
 DEFAULT_EVIDENCE = 10.0

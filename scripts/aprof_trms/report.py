@@ -16,9 +16,8 @@ checks the syntax (tags, field counts, integers, escapes), the record order,
 references between records and the final `end` record; consistency_problems()
 checks the relations between the numbers that every correct report satisfies.
 
-Run as a module, it checks the reports named on the command line (exit
-status 1 if one is malformed or inconsistent, 2 on bad usage):
-    cd scripts && python3 -m aprof_trms.report [--summary] REPORT...
+The command that checks reports named on the command line is
+check_reports.py (python3 -m aprof_trms.check_reports REPORT...).
 """
 import dataclasses
 import functools
@@ -27,7 +26,6 @@ import io
 import os
 import re
 import stat
-import sys
 from typing import (BinaryIO, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional,
                     Tuple, Union)
 
@@ -804,7 +802,7 @@ def _raise_inconsistency(p: _Parser, report: Report) -> None:
     problems = p.consistency.problems
     if problems:
         line, what = problems[0]
-        more = (f" (and {len(problems) - 1} more: python3 -m aprof_trms.report lists them)"
+        more = (f" (and {len(problems) - 1} more: python3 -m aprof_trms.check_reports lists them)"
                 if len(problems) > 1 else "")
         raise ReportError(report.path, line, f"inconsistent numbers: {what}{more}")
 
@@ -1237,54 +1235,3 @@ def consistency_problems(report: Report) -> List[str]:
             check.add(metric, t)
     check.finish(report)
     return [f"{report.path}: {what}" for _, what in check.problems]
-
-
-# ---------------------------------------------------------------------------
-# Command line: check reports.
-# ---------------------------------------------------------------------------
-
-def _summary(report: Report) -> str:
-    h = report.header
-    return (f"{report.path}: {h.tool} {h.tool_version}, pid {h.pid}, "
-            f"command {' '.join(h.command)!r}, {len(report.threads)} threads, "
-            f"{len(report.routines)} routines, {len(report.trms)} trms and "
-            f"{len(report.rms)} rms tuples, {len(report.calls)} call edges, "
-            + (f"{len(report.contexts)} contexts (depth limit {h.context_depth}), "
-               if h.context_depth is not None else "")
-            + f"cost {h.cost_metric}, "
-            f"resolution {h.memory_resolution}, syscall input {h.syscall_input}"
-            + ("" if h.trms_tracking else ", RMS only (TRMS not tracked)")
-            + "".join(f", kernel writes unseen: {m}" for m in h.kernel_writes_unseen))
-
-
-def main(argv: Optional[List[str]] = None) -> int:
-    from . import cli  # the runner imports this module
-    parser = cli.argument_parser(description="Checks aprof-trms reports: syntax, record order, "
-                                 "references and the relations between the numbers.")
-    parser.add_argument("--summary", action="store_true", help="print one line per report")
-    parser.add_argument("paths", nargs="+", metavar="REPORT")
-    args = parser.parse_args(argv)
-    summary = args.summary
-    status = 0
-    for path in args.paths:
-        try:
-            report = load(path, check=False)   # all its problems, not the first
-        except (ReportError, OSError) as e:
-            print(e, file=sys.stderr)
-            status = 1
-            continue
-        problems = consistency_problems(report)
-        for p in problems:
-            print(p, file=sys.stderr)
-        if problems:
-            status = 1
-        if summary:
-            print(_summary(report))
-    return status
-
-
-if __name__ == "__main__":
-    # The package's own copy of this module (not __main__), whose ReportError
-    # the runner catches.
-    from aprof_trms import cli, report
-    sys.exit(cli.run(report.main))

@@ -54,7 +54,7 @@ then applies only when given. Object filters always apply. The chosen
 routines come largest cumulative (inclusive) cost first, unless the caller
 gives an order, then --top cuts the list.
 
-select_routines() raises cli.UserError when a -r NAME selects nothing or an
+select_routines() raises errors.UserError when a -r NAME selects nothing or an
 -e RE is not a regular expression, with close names as a hint.
 """
 import argparse
@@ -66,7 +66,7 @@ import re
 from typing import Callable, List, Optional, Sequence
 
 from . import elf, names
-from .cli import UserError
+from .errors import UserError
 
 __all__ = ["ENTRY_WRAPPERS", "LIBC_OBJECTS", "MIN_DISTINCT_SIZES", "Selection", "examples",
            "add_selection_arguments", "select_routines", "label"]

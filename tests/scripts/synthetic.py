@@ -29,13 +29,12 @@ import dataclasses
 import math
 import os
 import random
-import sys
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from aprof_trms import report as aprof_report
+
+# The entry scripts' directory, for the tests that run them.
 SCRIPTS = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
-if SCRIPTS not in sys.path:
-    sys.path.insert(0, SCRIPTS)
-from aprof_trms import report as aprof_report  # noqa: E402
 
 # Cost functions of the growth classes, with an intercept and coefficients
 # that make every term matter over sizes(…).

@@ -13,7 +13,6 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.normpath(os.path.join(HERE, "..", "..", "scripts"))
 ANNOTATE = os.path.join(SCRIPTS, "annotate.py")
-sys.path.insert(0, HERE)
 import synthetic  # noqa: E402
 
 LONG = ("std::vector<int, std::allocator<int> >::_M_realloc_insert<int const&>"

@@ -117,3 +117,61 @@ def test_inclusive_view_shows_each_routines_input_sums(tmp_path):
             else:
                 expected = sums[rid][column]
             assert shown.get(r.name, 0) == expected, (event, r.name, out)
+
+
+def inclusive_and_input_sums(cg):
+    """{function: [inclusive cost, TRMS, RMS]} of a callgrind-format text:
+    the cost of a function's own cost line plus that of its calls (the line
+    after each calls=), as callgrind_annotate --inclusive=yes adds them;
+    TRMS and RMS of its own line (the self view: what the call lines carry
+    for the inclusive view is test_inclusive_view_shows_each_routines_input_sums')."""
+    names, out, function, after_call = {}, {}, None, False
+    for line in cg.splitlines():
+        tag, _, value = line.partition("=")
+        if tag in ("fn", "cfn"):   # "(3) name" the first time, "(3)" after
+            number, _, name = value.partition(" ")
+            names.setdefault(number, name)
+            if tag == "fn":
+                function = names[number]
+                out[function] = [0, 0, 0]
+        elif tag == "calls":
+            after_call = True
+        elif line[:1].isdigit() and function is not None:
+            cost, trms, rms = map(int, line.split()[1:4])
+            out[function][0] += cost
+            if not after_call:
+                out[function][1:] = [trms, rms]
+            after_call = False
+    return out
+
+
+def test_inclusive_costs_and_input_sums_of_the_export():
+    """main calls f twice, f calls g four times: main's inclusive cost is
+    its own plus what its calls of f cost (f's inclusive cost, not its
+    self cost); TRMS
+    and RMS are sums over activations, each size counted once per call."""
+    body = [
+        "thread\t1\t1\t1000",
+        "routine\t1\t0x401000\t/bin/p\tmain\tmain\t0x1000\tp.c\t3",
+        "routine\t2\t0x401100\t/bin/p\tf\tf\t0x1100\tp.c\t9",
+        "routine\t3\t0x401200\t/bin/p\tg\tg\t0x1200\tp.c\t15",
+        "totals\t1\t1\t1\t100\t1000",
+        "totals\t1\t2\t2\t300\t900",
+        "totals\t1\t3\t4\t600\t600",
+    ]
+    for tag, g_size in (("trms", 3), ("rms", 2)):
+        body += [f"{tag}\t1\t1\t10\t1\t1000\t1000\t1000\t1000000\t100\t0\t0",
+                 f"{tag}\t1\t2\t4\t2\t450\t450\t900\t405000\t300\t0\t0",
+                 f"{tag}\t1\t3\t{g_size}\t4\t150\t150\t600\t90000\t600\t{4 if tag == 'trms' else 0}\t0"]
+    body += ["call\t1\t1\t2\t2\t900", "call\t1\t2\t3\t4\t600"]
+    header = ["aprof-trms-report\t3", "tool\taprof-trms\t0.1.0\t3.19.0", "command\t./p",
+              "pid\t7\t1", "cost-metric\tbb", "memory-resolution\t4", "syscall-input\tall"]
+    lines = header + body
+    report = aprof_report.loads("".join(line + "\n" for line in lines) + f"end\t{len(lines)}\n")
+    out = io.StringIO()
+    callgrind_export.export(report, out)
+    got = inclusive_and_input_sums(out.getvalue())
+    # main, which no routine called, is called from "(no routine)" (its call
+    # line holds main's inclusive cost and no input of its own).
+    assert got == {"main": [1000, 10, 10], "f": [900, 8, 8], "g": [600, 12, 8],
+                   "(no routine)": [1000, 0, 0]}

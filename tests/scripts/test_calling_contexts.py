@@ -17,7 +17,6 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.normpath(os.path.join(HERE, "..", "..", "scripts"))
-sys.path.insert(0, HERE)
 import synthetic  # noqa: E402
 from aprof_trms import contexts as aprof_contexts  # noqa: E402
 from aprof_trms import profile as aprof_profile  # noqa: E402

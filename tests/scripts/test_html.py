@@ -16,7 +16,6 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.normpath(os.path.join(HERE, "..", "..", "scripts"))
 HTML = os.path.join(SCRIPTS, "html_report.py")
-sys.path.insert(0, HERE)
 import synthetic  # noqa: E402
 
 EVIL = "evil</script><script>alert(1)</script><!--<script>@DATA@"

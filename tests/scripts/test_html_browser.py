@@ -21,8 +21,6 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.normpath(os.path.join(HERE, "..", "..", "scripts"))
 HTML = os.path.join(SCRIPTS, "html_report.py")
-sys.path.insert(0, SCRIPTS)
-sys.path.insert(0, HERE)
 from aprof_trms import html as aprof_html  # noqa: E402
 from aprof_trms import profile as aprof_profile  # noqa: E402
 from aprof_trms import report as aprof_report  # noqa: E402

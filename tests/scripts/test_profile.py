@@ -1,8 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """aprof_trms.profile: merging over threads, processes and runs of one program."""
+import subprocess
+import sys
+import warnings
+
 import pytest
 
-import synthetic  # puts scripts/ on sys.path
+import synthetic
 from aprof_trms import profile as ap
 from aprof_trms import report as ar
 
@@ -129,10 +133,6 @@ def test_reports_of_unrelated_programs_merge_with_a_warning(tmp_path):
     warning says so (both were started by one shell: a shared ppid is no
     link). A fork's child and an exec'd program (linked by their pids) and
     runs of one executable with other arguments are one program."""
-    import subprocess
-    import sys
-    import warnings
-
     def report(name, command, pid, ppid=1000):
         return synthetic.write_report(tmp_path / name, [R("work", C["n"], synthetic.sizes(6))],
                                       pid=pid, ppid=ppid, command=command)
@@ -153,3 +153,29 @@ def test_reports_of_unrelated_programs_merge_with_a_warning(tmp_path):
     assert rank.returncode == 0, rank.stderr
     assert rank.stderr.startswith("rank.py: warning: merging reports of 2 unrelated programs")
     assert rank.stderr.count("\n") == 1
+
+
+def test_a_merged_point_keeps_its_extremes_and_the_edges_add_up(tmp_path):
+    """Each size's first activation (thread 1) costs 10 times its second
+    (thread 2), read later: the point keeps the worst case of both, and
+    the best; the call edge holds the calls and cost of both threads."""
+    path = synthetic.write_report(tmp_path / "r", [
+        R("main", C["1"], [1]),
+        R("work", lambda n: 100 * n, [8, 16, 32], calls=2, worst=lambda n: 10 * n, caller="main")],
+        threads=2)
+    p = ap.load_profile([path])
+    work = p.find("work")[0]
+    assert [(s, q.min_cost, q.max_cost, q.calls) for s, q in work.trms.items()] == \
+        [(8, 80, 800, 2), (16, 160, 1600, 2), (32, 320, 3200, 2)]
+    edge = p.calls[(p.find("main")[0].key, work.key)]
+    assert (edge.calls, edge.inclusive_cost) == (6, work.cumulative_cost)
+
+
+def test_the_total_of_merged_reports_is_their_sum(tmp_path):
+    """Two runs: the program's cost is the cost of both (every share is a
+    share of both)."""
+    a = synthetic.write_report(tmp_path / "a", [R("first", C["n"], [8, 16, 32])], threads=2)
+    b = synthetic.write_report(tmp_path / "b", [R("second", C["n^2"], [8, 16])], pid=7)
+    totals = [sum(t.total_cost for t in ar.load(path).threads.values()) for path in (a, b)]
+    p = ap.load_profile([a, b])
+    assert p.total_cost == sum(totals)

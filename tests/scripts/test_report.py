@@ -9,7 +9,6 @@ import sys
 import pytest
 
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
-sys.path.insert(0, os.path.normpath(SCRIPTS))
 from aprof_trms import report as ar  # noqa: E402
 
 # Most tests use version 1 reports (the older format, still read); the
@@ -557,12 +556,16 @@ def test_crlf_line_ends_are_rejected():
 @pytest.mark.parametrize("index,line,pattern", [
     (4, "trms\t2\t7\t1\t100\t5\t4\t400\t1600\t400\t100\t0", "min cost 5 > max cost 4"),
     (4, "trms\t2\t7\t1\t100\t4\t4\t401\t1600\t400\t100\t0", "sum cost 401 not within"),
+    # 100 calls of at least 5 cannot sum to 400 (every other relation holds).
+    (4, "trms\t2\t7\t1\t100\t5\t13\t400\t2000\t400\t100\t0", "sum cost 400 not within"),
+    (4, "trms\t2\t7\t1\t100\t4\t4\t400\t1600\t401\t100\t0", "sum self cost 401 > sum cost 400"),
     (4, "trms\t2\t7\t1\t100\t4\t4\t400\t1599\t400\t100\t0", "sum of squares 1599"),
     (4, "trms\t2\t7\t1\t100\t4\t4\t400\t1600\t400\t100\t1", "induced reads 100 \\+ 1 exceed"),
     (4, "trms\t2\t7\t1\t99\t4\t4\t396\t1584\t396\t99\t0", "100 calls, but its trms tuples have 99"),
     (5, "rms\t2\t7\t2\t100\t4\t4\t400\t1600\t400\t100\t0", "sum of RMS values 200 > sum of TRMS values 100"),
     (3, "totals\t2\t7\t100\t400\t5200", "cumulative cost 5200 > thread total cost 5120"),
     (3, "totals\t2\t7\t100\t400\t3", "cumulative cost 3 not within"),
+    (3, "totals\t2\t7\t100\t400\t401", "cumulative cost 401 not within"),
     (3, "totals\t2\t7\t100\t399\t400", "self cost 399, but its trms tuples sum to 400"),
 ])
 def test_consistency_problems(index, line, pattern):
@@ -595,7 +598,7 @@ def test_command_line(tmp_path):
     bad = tmp_path / "bad"
     bad.write_text(report_text(EXAMPLE_BODY, end=False))
     def check(*args):
-        return subprocess.run([sys.executable, "-m", "aprof_trms.report", *args],
+        return subprocess.run([sys.executable, "-m", "aprof_trms.check_reports", *args],
                               cwd=os.path.normpath(SCRIPTS), capture_output=True, text=True)
     r = check("--summary", str(good))
     assert r.returncode == 0, r.stderr
