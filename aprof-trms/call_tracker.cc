@@ -5,6 +5,7 @@
 // Copyright (C) 2026, the aprof-trms authors.
 #include "call_tracker.h"
 
+#include "run_control.h"
 #include "runtime_hooks.h"
 #include "valgrind_headers.h"
 
@@ -101,10 +102,13 @@ void CallTracker::Push(ThreadCalls& t, SuperblockInfo* block, uptr stack_pointer
   if (block->is_plt_stub) return;  // the stub jumps on to the callee
   if (!block->routine_known) {
     block->routine = routines_.IdFor(block->address);
-    block->routine_transparent = routines_.info(block->routine).transparent;
+    const RoutineInfo& info = routines_.info(block->routine);
+    block->routine_transparent = info.transparent;
+    if (info.collect_inside) engine_.MarkCollectInside(block->routine);
     block->routine_known = true;
   }
   if (block->routine_transparent) return;
+  if (APROF_UNLIKELY(dump_at_routines_)) DumpAtRoutine(block->routine, /*before=*/true);
   t.stack->frames.push_back({stack_pointer, block->routine});
   engine_.Call(block->routine);
   if (!t.signals.empty() && t.stack->frames.size() > t.signals.back().barrier)
@@ -113,6 +117,7 @@ void CallTracker::Push(ThreadCalls& t, SuperblockInfo* block, uptr stack_pointer
 
 void CallTracker::Pop(ThreadCalls& t) {
   CallStack& s = *t.stack;
+  const RoutineId routine = s.frames.back().routine;
   s.frames.pop_back();
   if (APROF_UNLIKELY(s.frames.size() < s.earlier.size())) {
     // A frame suspended before (see Engine::Suspend).
@@ -121,6 +126,7 @@ void CallTracker::Pop(ThreadCalls& t) {
   } else {
     engine_.Return();
   }
+  if (APROF_UNLIKELY(dump_at_routines_)) DumpAtRoutine(routine, /*before=*/false);
 }
 
 bool CallTracker::Unwind(ThreadCalls& t, uptr stack_pointer, ExitKind how) {

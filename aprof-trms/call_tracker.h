@@ -49,6 +49,11 @@ class CallTracker {
   void ExitAllThreads();
   // In a fork child, only `tid` remains.
   void ResetAfterFork(ThreadId tid);
+  // Hands g_pending_cost to the engine's current thread.
+  void FlushCost();
+  // --dump-before / --dump-after were given: calls and returns of routines
+  // ask DumpAtRoutine (run_control.h) from now on.
+  void WatchDumpRoutines() { dump_at_routines_ = true; }
 
   // Moves of a thread from one of its stacks to another (statistics).
   u64 stack_switches() const { return stack_switches_; }
@@ -123,8 +128,6 @@ class CallTracker {
     InternalVector<CallStack*> chain;
   };
 
-  // Hands g_pending_cost to the engine's current thread.
-  void FlushCost();
   ThreadCalls& CallsOf(ThreadId tid);
   void ForgetThread(ThreadId tid);
   // Pops frames the stack pointer has left; true if any was popped.
@@ -168,6 +171,7 @@ class CallTracker {
   u64 adopted_stacks_ = 0;
   u64 superblock_entries_ = 0;
   u64 unwound_frames_ = 0;
+  bool dump_at_routines_ = false;
 };
 
 }  // namespace aprof

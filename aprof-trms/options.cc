@@ -155,6 +155,18 @@ bool ProcessCommandLineOption(const char* arg) {
   } else if (VG_STR_CLO(arg, "--skip-routine", value)) {
     if (value[0] == '\0') BadOption(arg, "a routine name pattern");
     o.skip_patterns.push_back(value);
+  } else if (VG_STR_CLO(arg, "--collect-inside", value)) {
+    if (value[0] == '\0') BadOption(arg, "a routine name pattern");
+    o.collect_inside_patterns.push_back(value);
+  } else if (VG_STR_CLO(arg, "--dump-before", value)) {
+    if (value[0] == '\0') BadOption(arg, "a routine name pattern");
+    o.dump_before_patterns.push_back(value);
+  } else if (VG_STR_CLO(arg, "--dump-after", value)) {
+    if (value[0] == '\0') BadOption(arg, "a routine name pattern");
+    o.dump_after_patterns.push_back(value);
+  } else if (VG_STR_CLO(arg, "--dump-every", value)) {
+    o.dump_every_seconds =
+        ParseNumber(arg, value, 1, 1000000000, "a number of seconds from 1 to 1000000000");
   } else if (VG_BOOL_CLO(arg, "--collect-atstart", o.collect_at_start)) {
   } else if (VG_BOOL_CLO(arg, "--trms", o.track_trms)) {
   } else if (VG_BOOL_CLO(arg, "--input-sources", o.input_sources)) {

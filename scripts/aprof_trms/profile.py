@@ -434,11 +434,26 @@ def check_distinct(first_paths: Dict[str, str], rep: aprof_report.Report) -> Non
     """ProfileError if a report with the same bytes as `rep` was read
     before (the same file given twice, or a copy of it: the same run, whose
     every activation would count twice); first_paths: digest -> path of the
-    reports read before, `rep` added."""
+    reports read before, `rep` added. Likewise two reports of one process
+    (format version 6) that cover overlapping intervals: the same number of
+    zeroes before them, e.g. two dumps with no zero in between, or a dump and
+    the report at exit after it; their common activations would count
+    twice. Dumps zeroed in between are disjoint and merge."""
     if rep.digest in first_paths:
         raise ProfileError(f"{rep.path}: the same report as {first_paths[rep.digest]} (the same "
                            "bytes): a run given twice would count every activation twice")
     first_paths[rep.digest] = rep.path
+    interval = rep.header.interval
+    if interval is None:
+        return
+    h = rep.header
+    key = f"interval\t{h.pid}\t{h.ppid}\t{interval.zeroes}\t" + "\t".join(h.command)
+    if key in first_paths:
+        raise ProfileError(
+            f"{rep.path}: covers part of the run that {first_paths[key]} covers too (process "
+            f"{h.pid}, both after {interval.zeroes} zero(es)): merged, the activations they share "
+            f"would count twice; merge dumps separated by a 'zero', or only the latest one")
+    first_paths[key] = rep.path
 
 
 class _Merger:

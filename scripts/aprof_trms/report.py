@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Reader of aprof-trms reports (format versions 1 to 5, docs/report-format.md).
+"""Reader of aprof-trms reports (format versions 1 to 6, docs/report-format.md).
 
 Python 3 standard library only. Every analysis script reads reports through
 this module:
@@ -36,21 +36,22 @@ __all__ = [
     "load", "loads", "unescape", "escape",
     "CallEdge", "routines_named", "routine_named", "activations", "totals", "tuples",
     "callers_and_callees", "consistency_problems",
-    "Context", "ContextTuple", "context_path", "contexts_of", "context_tuples",
+    "Context", "ContextTuple", "Interval", "context_path", "contexts_of", "context_tuples",
 ]
 
 MAGIC = "aprof-trms-report"
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 # Older versions this reader still reads, with their field counts that differ.
+# Version 6 added the interval record (dumps of a running program);
 # Version 5 added the \xHH escape (bytes not valid UTF-8, control
 # characters) and the optional kernel-writes-unseen records; version 4 the
 # optional calling-context records (--collect-context=yes);
 # version 3 added the optional call records and input-sources records
 # (--input-sources=yes); version 2 has neither.
-_OLD_FIELD_COUNTS = {1: {"routine": 5}, 2: {}, 3: {}, 4: {}}
+_OLD_FIELD_COUNTS = {1: {"routine": 5}, 2: {}, 3: {}, 4: {}, 5: {}}
 # The records a version introduced: an older report that has one is malformed.
 _SINCE_VERSION = {"contexts": 4, "context": 4, "context-trms": 4, "context-rms": 4,
-                  "kernel-writes-unseen": 5, "go-async-preemption": 5}
+                  "kernel-writes-unseen": 5, "go-async-preemption": 5, "interval": 6}
 METRICS = ("trms", "rms")
 COST_METRICS = ("bb", "instructions")
 RESOLUTIONS = (1, 2, 4, 8, 16)
@@ -108,6 +109,19 @@ class Header:
     # Go programs (version 5): whether the runtime could preempt goroutines
     # by signals (--go-async-preemption); None: not a Go program.
     go_async_preemption: Optional[bool] = None
+    # The part of the run the report covers (version 6); None in older ones.
+    interval: Optional["Interval"] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Interval:
+    """The part of the run a report covers (the interval record, version 6):
+    what completed from the latest zero (or the start) to when it was written."""
+    dump: int        # 1, 2, 3... for dumps of the running program; 0 at exit
+    start_ms: int    # run time of the latest zero, 0 if none
+    end_ms: int      # run time when written
+    zeroes: int      # zeroes before: reports of one process overlap iff equal
+    reason: str      # why it was written ("exit" for the report at exit)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -335,7 +349,7 @@ def escape(text: str) -> str:
 # tag -> (number of fields after the tag or None for "at least 1", order rank)
 _TAGS = {
     MAGIC: (1, 0),
-    "tool": (3, 1), "command": (None, 2), "pid": (2, 3), "cost-metric": (1, 4),
+    "tool": (3, 1), "command": (None, 2), "pid": (2, 3), "interval": (5, 3.5), "cost-metric": (1, 4),
     "memory-resolution": (1, 5), "syscall-input": (1, 6), "kernel-writes-unseen": (1, 6.5),
     "trms-tracking": (1, 7),
     "shadow-peak-bytes": (1, 7.5),  # after trms-tracking, before thread
@@ -351,7 +365,7 @@ _LAST_HEADER_RANK = 7.9
 _REPEATED_TAGS = frozenset(t for t, (_, rank) in _TAGS.items() if _LAST_HEADER_RANK < rank and t != "end")
 # Header records that may be absent (written only when not the default, or
 # not yet written by older versions).
-_OPTIONAL_TAGS = ("kernel-writes-unseen", "trms-tracking", "shadow-peak-bytes", "input-sources",
+_OPTIONAL_TAGS = ("interval", "kernel-writes-unseen", "trms-tracking", "shadow-peak-bytes", "input-sources",
                   "contexts", "go-async-preemption")
 # Header records that may come more than once in a row (their handler
 # checks the order of their values).
@@ -492,6 +506,14 @@ class _Parser:
     def rec_pid(self, tag, args):
         self.header["pid"] = self.int_field(tag, "pid", args[0])
         self.header["ppid"] = self.int_field(tag, "parent pid", args[1])
+
+    def rec_interval(self, tag, args):
+        dump, start, end, zeroes = self.int_fields(
+            tag, ("dump number", "start", "end", "zero count"), args[:4])
+        if start > end:
+            raise self.error(f"'{tag}' record: starts at {start} ms, after its end at {end} ms")
+        self.header["interval"] = Interval(dump, start, end, zeroes,
+                                           self.text_field(tag, "reason", args[4]))
 
     def rec_cost_metric(self, tag, args):
         if args[0] not in COST_METRICS:
@@ -747,7 +769,8 @@ class _Parser:
                         h["memory_resolution"], h["syscall_input"],
                         h.get("trms_tracking", True), h.get("shadow_peak_bytes"),
                         h.get("input_sources", False), h.get("context_depth"),
-                        h.get("kernel_writes_unseen", ()), h.get("go_async_preemption"))
+                        h.get("kernel_writes_unseen", ()), h.get("go_async_preemption"),
+                        h.get("interval"))
         return Report(self.path, header, self.threads, self.routines, self.totals,
                       self.metrics["trms"], self.metrics["rms"],
                       self.thread_sources, self.kernel_sources, self.calls, self.contexts,

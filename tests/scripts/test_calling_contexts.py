@@ -46,7 +46,7 @@ def run(script, *args):
 
 def test_reader_gets_the_context_tree_and_tuples(tmp_path):
     r = ar.load(write(tmp_path))
-    assert r.header.version == ar.FORMAT_VERSION == 5 and r.header.context_depth == DEPTH
+    assert r.header.version == ar.FORMAT_VERSION == 6 and r.header.context_depth == DEPTH
     work = ar.routine_named(r, "work")
     contexts = ar.contexts_of(r, work)
     chains = {tuple(r.routines[rid].name for rid in ar.context_path(r, c)) for c in contexts}

@@ -38,7 +38,7 @@ LAYERS = {
     "cli": RUNNER,
     "plot": COMMAND, "charts": COMMAND, "rank": COMMAND, "regress": COMMAND,
     "annotate": COMMAND, "contexts": COMMAND, "producers": COMMAND, "html": COMMAND,
-    "callgrind_export": COMMAND, "check_reports": COMMAND,
+    "callgrind_export": COMMAND, "check_reports": COMMAND, "control": COMMAND,
 }
 
 # A command imports no other command, except these reuses left to move down

@@ -179,3 +179,22 @@ def test_the_total_of_merged_reports_is_their_sum(tmp_path):
     totals = [sum(t.total_cost for t in ar.load(path).threads.values()) for path in (a, b)]
     p = ap.load_profile([a, b])
     assert p.total_cost == sum(totals)
+
+
+def test_dumps_zeroed_in_between_merge_and_overlapping_ones_are_refused(tmp_path):
+    # Dumps of one process (format 6): after 0 and 1 zeroes they are disjoint
+    # and add up; a second dump with no zero since the first covers its
+    # activations again.
+    work = [R("work", C["n"], [8, 16], calls=2)]
+    first = synthetic.write_report(tmp_path / "d1", work, interval=(1, 0, 100, 0, "monitor command"))
+    second = synthetic.write_report(tmp_path / "d2", work, interval=(2, 100, 200, 1, "phase 2"))
+    p = ap.load_profile([first, second])
+    assert p.find("work")[0].calls == 8
+    again = synthetic.write_report(tmp_path / "d3", work + [R("more", C["1"], [4])],
+                                   interval=(3, 100, 300, 1, "monitor command"))
+    with pytest.raises(ap.ProfileError, match=r"d3: covers part of the run that .*d2 covers too"):
+        ap.load_profile([first, second, again])
+    # Another process's dump after as many zeroes is another run: merged.
+    other = synthetic.write_report(tmp_path / "o", work, pid=5151,
+                                   interval=(1, 100, 300, 1, "monitor command"))
+    assert ap.load_profile([second, other]).find("work")[0].calls == 8

@@ -282,7 +282,7 @@ def test_wrong_magic():
     expect_error("tool\taprof-trms\t0.1.0\t3.19.0\n", 1, "not an aprof-trms report")
 
 
-@pytest.mark.parametrize("version", ["6", "0", "10"])
+@pytest.mark.parametrize("version", ["7", "0", "10"])
 def test_unsupported_version(version):
     expect_error(report_text(EXAMPLE_BODY, header=replace_line(HEADER, 0, "aprof-trms-report\t" + version)),
                  1, "unsupported report format version " + version)
@@ -785,3 +785,24 @@ def test_version_4_context_errors(old, new, pattern):
         text = text.replace("end\t46\n", "end\t45\n")
     with pytest.raises(ar.ReportError, match=pattern):
         ar.loads(text)
+
+
+INTERVAL = "interval\t2\t1500\t4200\t1\tafter warm-up"
+
+
+def test_interval_record_of_a_dump():
+    header = ["aprof-trms-report\t6"] + HEADER[1:4] + [INTERVAL] + HEADER[4:]
+    r = ar.loads(report_text(EXAMPLE_BODY_V2, header=header), "dump.txt")
+    assert r.header.interval == ar.Interval(2, 1500, 4200, 1, "after warm-up")
+    assert ar.loads(report_text(EXAMPLE_BODY_V2, header=HEADER_V3), "old").header.interval is None
+
+
+def test_interval_record_errors():
+    header = ["aprof-trms-report\t6"] + HEADER[1:4] + [INTERVAL] + HEADER[4:]
+    expect_error(report_text(EXAMPLE_BODY_V2, header=["aprof-trms-report\t5"] + header[1:]),
+                 5, "'interval' record in a format version 5 report")
+    backwards = replace_line(header, 4, "interval\t2\t4200\t1500\t1\tx")
+    expect_error(report_text(EXAMPLE_BODY_V2, header=backwards), 5, "starts at 4200 ms, after its end")
+    after_cost_metric = header[:4] + header[5:6] + header[4:5] + header[6:]
+    expect_error(report_text(EXAMPLE_BODY_V2, header=after_cost_metric), 6,
+                 "record out of order: 'interval' after 'cost-metric'")

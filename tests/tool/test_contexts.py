@@ -303,7 +303,7 @@ def test_no_context_records_by_default(tmp_path):
                                       Spec([prog, "callers", "16"], ["--collect-context=no"])])
     for run in (plain, off):
         r = run.report
-        assert r.header.version == 5 and r.header.context_depth is None
+        assert r.header.version == 6 and r.header.context_depth is None
         assert not r.contexts and not r.context_trms and not r.context_rms
 
 
