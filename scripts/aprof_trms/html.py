@@ -4,7 +4,7 @@
 # Copyright (C) 2026, the aprof-trms authors.
 """One self-contained HTML file for a profile (docs/analysis.md, "html.py"):
 
-    html_report.py [-o FILE] [--baseline REPORT|DIR...] [selection] REPORT|DIR...
+    html_report.py [-o FILE] [--baseline REPORT|DIR]... [selection] REPORT|DIR...
 
 The reports are merged as plot.py merges them. The file holds the data as
 compact JSON and a small script (html_assets/report.js) that draws
@@ -220,8 +220,12 @@ def parse_args(argv):
                    help="aprof-trms reports, or directories of aprof-trms.out.* files (all merged)")
     p.add_argument("-o", "--output", default=DEFAULT_OUTPUT, metavar="FILE",
                    help=f"HTML file to write (default {DEFAULT_OUTPUT})")
-    p.add_argument("--baseline", nargs="+", metavar="REPORT|DIR", default=None,
-                   help="reports of a reference version: add the regression comparison")
+    # One value per option (repeat it for several): `--baseline A B` is the
+    # baseline A and the reports B, as a user means it; nargs="+" took B as
+    # a baseline too and then asked for the reports.
+    p.add_argument("--baseline", action="append", metavar="REPORT|DIR", default=None,
+                   help="a report or directory of reports of a reference version (repeat "
+                   "for several; merged): add the regression comparison")
     p.add_argument("--graph-edges", type=int, default=html_graph.DEFAULT_EDGES, metavar="N",
                    help="edges of the producer-to-consumer graph of reports with input sources: "
                         f"the N heaviest (default {html_graph.DEFAULT_EDGES})")

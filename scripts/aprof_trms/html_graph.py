@@ -23,7 +23,7 @@ from typing import Dict, List, Sequence, Tuple
 
 from . import report as aprof_report
 from . import sources
-from .sources_graph import edge_width, label_spots, node_label
+from .sources_graph import edge_width, label_spots
 
 __all__ = ["DEFAULT_EDGES", "MAX_GRAPHS", "section_html", "graph_svg"]
 
@@ -76,7 +76,7 @@ def graph_svg(graph: sources.Graph) -> str:
         y0, y1 = y_p[p], y_c[c]
         # Points to pixels: the PNG's widths at the page's 96 dpi.
         width = edge_width(reads, heaviest) * 4 / 3
-        tip = (f"{node_label(p, None)} \u2192 {node_label(c, None)}: "
+        tip = (f"{graph.node_label(p, None)} \u2192 {graph.node_label(c, None)}: "
                f"{reads:,} induced reads")
         out.append(f'<g class="edge" data-reads="{reads}"><title>{_esc(tip)}</title>'
                    f'<path d="M{PRODUCER_X},{y0:.1f} C{mid},{y0:.1f} {mid},{y1:.1f} '
@@ -88,8 +88,8 @@ def graph_svg(graph: sources.Graph) -> str:
                                  (graph.consumers, y_c, CONSUMER_X + 10, "start")):
         for node in nodes:
             out.append(f'<text class="node" x="{x}" y="{ys[node]:.1f}" text-anchor="{anchor}" '
-                       f'fill="{graph.colour(node)}"><title>{_esc(node_label(node, None))}'
-                       f'</title>{_esc(node_label(node, LABEL_WIDTH))}</text>')
+                       f'fill="{graph.colour(node)}"><title>{_esc(_node_tip(graph, node))}'
+                       f'</title>{_esc(graph.node_label(node, LABEL_WIDTH))}</text>')
     out.append("</svg>")
     return "".join(out)
 
@@ -106,10 +106,21 @@ def _account(graph: sources.Graph) -> str:
     return text + "."
 
 
+def _node_tip(graph: sources.Graph, node: sources.Node) -> str:
+    """A node's whole name, and for a group of threads which threads and
+    where they started."""
+    tip = graph.node_label(node, None)
+    serials = graph.groups.get(node[1], ())
+    if node[0] == "thread" and len(serials) > 1:
+        tip += (f" (threads {', '.join(map(str, serials))}, started in "
+                f"{graph.starts.get(node[1], '?')})")
+    return tip
+
+
 def _node_cell(graph: sources.Graph, node: sources.Node) -> str:
     """A table cell: the node's name shortened, whole in its tooltip."""
-    return (f'<td style="color:{graph.colour(node)}" title="{_esc(node_label(node, None))}">'
-            f'{_esc(node_label(node, TABLE_LABEL_WIDTH))}</td>')
+    return (f'<td style="color:{graph.colour(node)}" title="{_esc(_node_tip(graph, node))}">'
+            f'{_esc(graph.node_label(node, TABLE_LABEL_WIDTH))}</td>')
 
 
 def _edge_table(graph: sources.Graph) -> str:
@@ -143,9 +154,11 @@ def section_html(reports: Sequence[aprof_report.Report], edges: int = DEFAULT_ED
              '<p>Who wrote the cells behind the routines\u2019 induced reads '
              '(<code>--input-sources=yes</code>): a routine of another thread '
              '(<code>T&lt;serial&gt; name</code>) or a system call, on the left; the routine '
-             'that read them, on the right. An edge\u2019s width grows with the logarithm of '
-             'its reads; one colour per producer thread, grey for system calls; hover an edge '
-             'or a name for the whole text.</p>']
+             'that read them, on the right. Threads that started in the same routine (a '
+             'worker pool) are one node, <code>T2-T38 (37 threads) name</code>. An '
+             'edge\u2019s width grows with the logarithm of its reads; one colour per producer '
+             'thread group, grey for system calls; hover an edge or a name for the whole '
+             'text.</p>']
     for rep in with_sources[:MAX_GRAPHS]:
         graph = sources.graph_of(rep, edges)
         command = " ".join(rep.header.command)

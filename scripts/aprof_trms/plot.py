@@ -46,7 +46,7 @@ from . import profile as aprof_profile
 from . import report as aprof_report
 from . import select
 from .fit import FitInfo
-from .names import printable
+from .names import number, printable
 from .ranking import rank_routines
 
 KINDS = ("cost", "workload", "stats", "total")
@@ -236,7 +236,7 @@ def draw_cost(ax, np, aprof_fit, routine, metric: str, fit: FitInfo, style: Styl
         if ru is not None:
             delta = ru.criterion - best.criterion
             ax.plot([], [], " ", label=apl.tex_escape(
-                f"runner-up: {aprof_fit.model_label(ru)} (Δ{method} {delta:+.1f})"))
+                f"runner-up: {aprof_fit.model_label(ru)} (Δ{method} {number(delta, '+.1f')})"))
         for note in fit.result.notes + [f"inconclusive: {d}" for d in fit.result.doubts]:
             # Wrapped, never cut: what a note says was left out is the point of it.
             ax.plot([], [], " ", label=apl.tex_escape(textwrap.fill(note, LEGEND_NOTE_WIDTH)))
@@ -445,7 +445,7 @@ def summary_text(profile, routines, fits_of, files_of, aprof_fit, account: str) 
                 f"(cumulative {r.cumulative_cost} of {profile.total_cost} {unit}; "
                 f"self {r.self_cost})",
                 f"distinct sizes:  TRMS {len(r.trms)}, RMS {len(r.rms)}"
-                + (f" (profile richness {(len(r.trms) - len(r.rms)) / len(r.rms):+.2f})"
+                + (f" (profile richness {number((len(r.trms) - len(r.rms)) / len(r.rms), '+.2f')})"
                    if r.rms else "")]
         out += _fit_lines(aprof_fit, "TRMS", f["trms"])
         out += _fit_lines(aprof_fit, "RMS", f["rms"])

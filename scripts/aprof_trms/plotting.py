@@ -130,11 +130,19 @@ def prepare_outdir(path: str) -> str:
 DEFAULT_DPI = 100
 
 
-def add_output_options(group, picture: str, default_size: str) -> None:
+def add_output_options(group, picture: str, default_size: str,
+                       format_option: Optional[str] = "--format") -> None:
     """--format, --size, --dpi and --quiet, common to plot.py and charts.py;
-    `picture` names one output picture in the help ("a chart")."""
-    group.add_argument("-f", "--format", default="png", metavar="FMT",
-                       help="png (default), svg or pdf")
+    `picture` names one output picture in the help ("a chart"). A command
+    whose --format is that of its text (contexts.py) names the pictures'
+    another way (format_option), or has none (None: producers.py takes it
+    from the file name)."""
+    if format_option == "--format":
+        group.add_argument("-f", "--format", default="png", metavar="FMT",
+                           help="png (default), svg or pdf")
+    elif format_option:
+        group.add_argument(format_option, default="png", metavar="FMT",
+                           help="format of the pictures: png (default), svg or pdf")
     group.add_argument("--size", default=default_size, metavar="WxH",
                        help=f"size of {picture} in pixels (default {default_size})")
     group.add_argument("--dpi", type=int, default=DEFAULT_DPI,

@@ -24,7 +24,7 @@ from . import profile as aprof_profile
 from .sources import DEFAULT_EDGES, RoutineKey, top_consumers, top_producers
 from .sources_graph import draw_graph
 
-__all__ = ["chosen_consumers", "summary_text", "main"]
+__all__ = ["chosen_consumers", "FIELDS", "summary_rows", "summary_text", "main"]
 
 
 def _routine_label(profile, key: Optional[RoutineKey], short: bool = False) -> str:
@@ -49,16 +49,41 @@ def chosen_consumers(profile, consumers: int,
     return sorted(totals, key=lambda kv: (-kv[1], str(kv[0])))[:consumers]
 
 
+# The fields of a row of the JSON output (docs/json-format.md): one per
+# (consumer, producer) line of the text.
+FIELDS = ["consumer", "consumer_object", "consumer_reads", "producer", "producer_kind",
+          "producer_object", "reads", "share_pct"]
+
+
+def summary_rows(profile, consumers: int, top: int, selection_args=None) -> List[dict]:
+    """Per consumer (chosen_consumers), its `top` producers: one row each
+    (FIELDS), with the names as the text shows them."""
+    short = bool(getattr(selection_args, "short_names", False))
+    rows = []
+    for key, total in chosen_consumers(profile, consumers, selection_args):
+        for producer, reads in top_producers(profile, key, top):
+            rows.append({
+                "consumer": _routine_label(profile, key, short),
+                "consumer_object": None if key is None else profile.routines[key].object,
+                "consumer_reads": total,
+                "producer": select.label(producer.label, short) if producer.routine else producer.label,
+                "producer_kind": producer.kind if producer.kind == "kernel" or producer.routine
+                else "outside",
+                "producer_object": producer.routine[0] if producer.routine else None,
+                "reads": reads, "share_pct": 100 * reads / total})
+    return rows
+
+
 def summary_text(profile, consumers: int, top: int, selection_args=None) -> str:
     """Per consumer (chosen_consumers), its `top` producers with reads and
     share."""
-    short = bool(getattr(selection_args, "short_names", False))
     lines = []
-    for key, total in chosen_consumers(profile, consumers, selection_args):
-        lines.append(f"{_routine_label(profile, key, short)}: {total:,} induced reads by its own code")
-        for producer, reads in top_producers(profile, key, top):
-            label = select.label(producer.label, short) if producer.routine else producer.label
-            lines.append(f"  {100 * reads / total:6.2f}%  {reads:>12,}  {label}")
+    consumer = None
+    for row in summary_rows(profile, consumers, top, selection_args):
+        if (row["consumer"], row["consumer_object"]) != consumer:
+            consumer = (row["consumer"], row["consumer_object"])
+            lines.append(f"{row['consumer']}: {row['consumer_reads']:,} induced reads by its own code")
+        lines.append(f"  {row['share_pct']:6.2f}%  {row['reads']:>12,}  {row['producer']}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -75,8 +100,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                              "(.png, .svg or .pdf)")
     parser.add_argument("--edges", type=int, default=DEFAULT_EDGES, metavar="N",
                         help=f"edges of the graph: the N heaviest (default {DEFAULT_EDGES})")
+    parser.add_argument("--split-threads", action="store_true",
+                        help="one graph node per thread and routine (default: the threads that "
+                        "started in the same routine, such as a worker pool's, are one node)")
+    cli.add_format_option(parser)
     group = parser.add_argument_group("picture")
-    plotting.add_output_options(group, "the graph", "1400x900")
+    # The graph's format is its file name's (--graph FILE.svg): --format is the text's.
+    plotting.add_output_options(group, "the graph", "1400x900", None)
     parser.add_argument("paths", nargs="+", metavar="REPORT")
     args = parser.parse_args(argv)
     plotting.check_output_options(parser, args)
@@ -87,10 +117,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if without:
         raise cli.UserError(f"{without[0]}: not a report of an --input-sources=yes run")
     prof = aprof_profile.merge(reports)
-    print(summary_text(prof, args.consumers, args.top, args), end="")
+    if args.format == "json":
+        cli.write_rows("json", "producers", FIELDS,
+                       summary_rows(prof, args.consumers, args.top, args), reports=prof.paths)
+    else:
+        print(summary_text(prof, args.consumers, args.top, args), end="")
     if args.graph:
         path, fmt = plotting.format_of_path(args.graph, "png")
-        draw_graph(reports[0], path, fmt, args.edges, plotting.parse_size(args.size), args.dpi)
-        if not args.quiet:
+        draw_graph(reports[0], path, fmt, args.edges, plotting.parse_size(args.size), args.dpi,
+                   not args.split_threads)
+        if not args.quiet and args.format == "text":   # JSON: one document on stdout
             print(path)
     return cli.EXIT_OK

@@ -3,7 +3,7 @@
 grows.
 
     rank.py [selection options] [--scale K] [--metric trms|rms]
-            [--statistic max|avg|min|total] [--format text|csv] REPORT|DIR...
+            [--statistic max|avg|min|total] [--format text|csv|json] REPORT|DIR...
 
 Loads the reports (a directory stands for its aprof-trms.out.* files; all
 are merged: threads, processes, runs), chooses routines with the options of
@@ -45,7 +45,6 @@ plot, contexts and HTML report commands.
 Exit status (aprof_trms.cli): 0 done, 1 bad input (unreadable or malformed
 report, reports that cannot be merged), 2 bad usage.
 """
-import csv
 import os
 import sys
 from typing import List, Optional
@@ -55,15 +54,17 @@ from . import fit as aprof_fit
 from . import profile as aprof_profile
 from . import report as aprof_report
 from . import select
-from .names import printable
+from .names import number, printable
 from .ranking import DEFAULT_SCALE, Row, display_name, rank_routines
 
 DEFAULT_MIN_SHARE = 1.0
+
+
 def _runner_up(result: aprof_fit.FitResult) -> str:
     ru = result.runner_up
     if ru is None:
         return "-"
-    return f"{aprof_fit.model_label(ru)} (Δ{result.method} {ru.criterion - result.best.criterion:+.1f})"
+    return f"{aprof_fit.model_label(ru)} (Δ{result.method} {number(ru.criterion - result.best.criterion, '+.1f')})"
 
 
 def _table(header: List[str], rows: List[List[str]], right: set) -> List[str]:
@@ -115,33 +116,35 @@ CSV_FIELDS = ["rank", "routine", "object", "calls", "share_pct", "predicted_shar
               "runner_up_growth", "runner_up_criterion", "reason"]
 
 
-def write_csv(out, metric: str, rows: List[Row], short: bool) -> None:
-    w = csv.DictWriter(out, CSV_FIELDS, lineterminator="\n")
-    w.writeheader()
+def row_fields(metric: str, rows: List[Row], short: bool) -> List[dict]:
+    """The rows as the CSV and JSON output give them (CSV_FIELDS; None:
+    no value, such as the fit of a routine that was not fitted), in
+    ranking order: the rank is that of the text's table."""
+    out = []
     for i, row in enumerate(rows, 1):
-        common = {"routine": display_name(row.routine, short), "object": row.routine.object,
-                  "calls": row.routine.calls, "share_pct": f"{row.share:.4f}", "reason": row.reason}
+        common = dict.fromkeys(CSV_FIELDS)
+        common.update(routine=display_name(row.routine, short), object=row.routine.object,
+                      calls=row.routine.calls, share_pct=row.share, reason=row.reason)
         if not row.fitted:
-            w.writerow(dict(common, rank="", fitted="no",
-                            distinct_sizes=len(row.routine.points(metric))))
+            out.append(dict(common, fitted=False, distinct_sizes=len(row.routine.points(metric))))
             continue
         best, ru = row.result.best, row.result.runner_up
-        w.writerow(dict(common, rank=i, fitted="yes",
-                        predicted_share_pct=f"{row.predicted_share:.4f}",
-                        growth_factor=f"{row.growth_factor:.6g}",
-                        conclusive="yes" if row.conclusive else "no",
+        interval = row.result.interval or (None, None)
+        out.append(dict(common, rank=i, fitted=True, predicted_share_pct=row.predicted_share,
+                        growth_factor=row.growth_factor, conclusive=row.conclusive,
                         distinct_sizes=row.result.distinct_sizes, model=best.model,
-                        growth=f"{row.growth:.4f}",
-                        growth_low="" if row.result.interval is None else f"{row.result.interval[0]:.4f}",
-                        growth_high="" if row.result.interval is None else f"{row.result.interval[1]:.4f}",
-                        carried_by="" if row.source is None else display_name(row.source, short),
-                        formula=best.formula(6), a=repr(best.a),
-                        b=repr(best.b), k="" if best.k is None else repr(best.k),
-                        r2=f"{best.r2:.6f}", criterion=f"{best.criterion:.3f}",
-                        method=row.result.method,
-                        runner_up=aprof_fit.model_label(ru) if ru else "",
-                        runner_up_growth=f"{ru.growth_exponent():.4f}" if ru else "",
-                        runner_up_criterion=f"{ru.criterion:.3f}" if ru else ""))
+                        growth=row.growth, growth_low=interval[0], growth_high=interval[1],
+                        carried_by=None if row.source is None else display_name(row.source, short),
+                        formula=best.formula(6), a=best.a, b=best.b, k=best.k, r2=best.r2,
+                        criterion=best.criterion, method=row.result.method,
+                        runner_up=aprof_fit.model_label(ru) if ru else None,
+                        runner_up_growth=ru.growth_exponent() if ru else None,
+                        runner_up_criterion=ru.criterion if ru else None))
+    return out
+
+
+def write_csv(out, metric: str, rows: List[Row], short: bool) -> None:
+    cli.write_rows("csv", "rank", CSV_FIELDS, row_fields(metric, rows, short), out)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -166,7 +169,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                    help="input size metric (default trms)")
     p.add_argument("--statistic", choices=aprof_fit.STATISTICS, default="max",
                    help="cost per input size that is fitted (default max: the worst-case curve)")
-    p.add_argument("--format", choices=("text", "csv"), default="text", help="output format (default text)")
+    cli.add_format_option(p, ("text", "csv", "json"))
     select.add_selection_arguments(p, min_share=DEFAULT_MIN_SHARE)
     args = p.parse_args(argv)
 
@@ -177,8 +180,10 @@ def main(argv: Optional[List[str]] = None) -> int:
                          args.short_names)
     if args.top is not None:
         rows = rows[:args.top]
-    if args.format == "csv":
-        write_csv(sys.stdout, args.metric, rows, args.short_names)
+    if args.format != "text":
+        cli.write_rows(args.format, "rank", CSV_FIELDS, row_fields(args.metric, rows, args.short_names),
+                       reports=profile.paths, cost_metric=profile.cost_metric, metric=args.metric,
+                       statistic=args.statistic, scale=args.scale, selection=selection.account())
     else:
         sys.stdout.write(format_text(profile, rows, args.metric, args.statistic, args.scale,
                                      selection.account(), args.short_names))

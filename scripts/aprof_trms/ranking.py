@@ -18,6 +18,7 @@ from . import carriers
 from . import fit as aprof_fit
 from . import profile as aprof_profile
 from . import select
+from .names import number
 
 __all__ = ["DEFAULT_SCALE", "Row", "display_name", "cost_share", "growth_factor",
            "rank_routines", "rank_contexts"]
@@ -77,7 +78,7 @@ def _reason(row: Row, scale: float, short: bool = False) -> str:
             f"({aprof_fit.label_with_interval(row.result)}, R^2 {best.r2:.2f}, "
             f"{len(set(row.result.sizes))} sizes)")
     if row.follows_points:
-        what += (f", extrapolated with its points' slope {row.result.slopes()[1]:.2f} at the "
+        what += (f", extrapolated with its points' slope {number(row.result.slopes()[1], '.2f')} at the "
                  "largest sizes (the model is steeper there)")
     notes = [n for n in row.result.notes]
     if row.source is not None:

@@ -109,7 +109,7 @@ def activations(routine: Routine, seed: int = 0) -> List[Tuple[int, int, int]]:
 
 
 def report_text(routines: Sequence[Routine], threads: int = 1, cost_metric: str = "bb",
-                resolution: int = 4, seed: int = 0, pid: int = 4242,
+                resolution: int = 4, seed: int = 0, pid: int = 4242, ppid: int = 1,
                 command: Sequence[str] = ("./synthetic",), trms_tracking: bool = True,
                 syscall_input: str = "all", contexts: Optional[int] = None,
                 kernel_writes_unseen: Sequence[str] = (),
@@ -126,7 +126,7 @@ def report_text(routines: Sequence[Routine], threads: int = 1, cost_metric: str 
         f"{aprof_report.MAGIC}\t{aprof_report.FORMAT_VERSION}",
         "tool\taprof-trms\t0.1.0\t3.19.0",
         "command\t" + "\t".join(aprof_report.escape(c) for c in command),
-        f"pid\t{pid}\t1",
+        f"pid\t{pid}\t{ppid}",
     ] + ([] if interval is None else ["interval\t" + "\t".join(map(str, interval))]) + [
         f"cost-metric\t{cost_metric}",
         f"memory-resolution\t{resolution}",

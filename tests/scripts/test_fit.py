@@ -346,6 +346,27 @@ def test_a_steeper_regime_at_the_largest_sizes_is_a_doubt():
     assert not result.conclusive
 
 
+@pytest.mark.parametrize("steep", [1, af.TAIL_LARGEST])
+def test_a_miss_at_the_very_largest_sizes_is_a_doubt(steep):
+    """Issue 27: a model predicting 17M where 124M was measured passed,
+    because the median over the 91 sizes within 10x of the largest was
+    close to 1. Now the largest sizes count by themselves too: one point
+    off more than TAIL_MISS^2 times, or the median of the TAIL_LARGEST
+    largest off more than TAIL_MISS times."""
+    sizes = list(range(1000, 100001, 1000))
+    costs = [170.0 * n for n in sizes]
+    for i in range(1, steep + 1):
+        costs[-i] = 124e6 * sizes[-i] / sizes[-1]
+    result = af.fit_points(sizes, costs)
+    ratio, count = af._tail_ratio(result)
+    assert 1 / af.TAIL_MISS <= ratio <= af.TAIL_MISS and count > 90   # the median passes
+    assert result.best.predict([sizes[-1]])[0] < 30e6
+    missed = [d for d in result.doubts if d.startswith("misses the largest sizes")]
+    assert missed and not result.conclusive, result.doubts
+    assert missed[0].endswith("at the largest size" if steep == 1 else
+                              f"at the {af.TAIL_LARGEST} largest sizes")
+
+
 def test_fit_many_equals_fitting_each_alone():
     # fit_many solves point sets of one size together, row by row: each
     # result must be the one of its points alone, whatever their neighbours

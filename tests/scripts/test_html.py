@@ -76,6 +76,21 @@ def test_selection_options_choose_the_starting_rows(tmp_path):
     assert data["regression"] is None
 
 
+def test_baseline_before_the_reports(tmp_path):
+    """`--baseline A B -o x.html`, as a user writes it: A is the baseline,
+    B the reports (with nargs="+" B was a baseline too and the command asked
+    for the reports); the option repeats for several baseline reports."""
+    base = synthetic.write_report(tmp_path / "aprof-trms.out.1", routines())
+    cand = synthetic.write_report(tmp_path / "aprof-trms.out.2", routines(), pid=4343)
+    out = tmp_path / "x.html"
+    proc = run("--baseline", base, cand, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    _, data, _ = page_data(out)
+    assert data["paths"] == [str(cand)] and data["regression"]
+    base2 = synthetic.write_report(tmp_path / "aprof-trms.out.3", routines(), pid=4444)
+    assert run("--baseline", base, "--baseline", base2, cand, "-o", out).returncode == 0
+
+
 def test_errors_leave_no_file(tmp_path):
     report = synthetic.write_report(tmp_path / "aprof-trms.out.1", routines())
     proc = run(report, "-o", tmp_path / "no" / "such" / "dir.html")

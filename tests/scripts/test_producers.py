@@ -77,3 +77,14 @@ def test_producers_command_chooses_consumers_as_the_other_commands_do(tmp_path, 
         assert consumers_listed(capsys.readouterr().out) == consumers, options
     assert cli.run(producers.main, ["-r", "no_such_routine", str(p)]) == cli.EXIT_ERROR
     assert "no routine matches 'no_such_routine'" in capsys.readouterr().err
+
+
+def test_graph_subtitle_wraps_between_words():
+    command = " ".join(["/usr/bin/redis-server", "--port", "21080", "--save", "''",
+                        "--appendonly", "no", "--dir", "/work/evalruns/final/redis/work"] * 3)
+    text = sources_graph.subtitle(command, 60)
+    lines = text.split("\n")
+    assert 1 < len(lines) <= 3 and all(len(line) <= 60 for line in lines)
+    words = command.split()
+    assert all(w in words for line in lines for w in line.split() if w != "…")
+    assert " ".join(" ".join(lines).split()[:-1]) == " ".join(words[:len(" ".join(lines).split()) - 1])

@@ -1,5 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """aprof_trms.profile: merging over threads, processes and runs of one program."""
+import subprocess
+import sys
+import warnings
+
 import pytest
 
 import synthetic
@@ -122,6 +126,33 @@ def test_points_are_sums_over_threads_and_runs_beyond_64_bits(tmp_path):
     points = list(huge.trms.values())
     assert sums == [sum(p.calls for p in points), sum(p.sum_cost for p in points),
                     sum(p.sum_sq_cost for p in points), sum(p.sum_self_cost for p in points)]
+
+
+def test_reports_of_unrelated_programs_merge_with_a_warning(tmp_path):
+    """gzip's and xz's reports merged add up routines of two programs: a
+    warning says so (both were started by one shell: a shared ppid is no
+    link). A fork's child and an exec'd program (linked by their pids) and
+    runs of one executable with other arguments are one program."""
+    def report(name, command, pid, ppid=1000):
+        return synthetic.write_report(tmp_path / name, [R("work", C["n"], synthetic.sizes(6))],
+                                      pid=pid, ppid=ppid, command=command)
+
+    gzip = report("gzip", ("/usr/bin/gzip", "-c", "a"), 11)
+    gzip2 = report("gzip2", ("gzip", "-9", "b"), 12)
+    child = report("child", ("/bin/sort", "x"), 13, ppid=11)      # forked and exec'd by gzip
+    xz = report("xz", ("/usr/bin/xz", "-c", "a"), 14)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ap.load_profile([gzip, gzip2, child])
+    with pytest.warns(ap.UnrelatedReports, match=r"2 unrelated programs \(gzip \(.*gzip and 2 "
+                      r"more\); xz \(.*xz\)\)"):
+        ap.load_profile([gzip, gzip2, child, xz])
+    # The commands print it as one warning line and go on.
+    rank = subprocess.run([sys.executable, f"{synthetic.SCRIPTS}/rank.py", gzip, xz],
+                          capture_output=True, text=True)
+    assert rank.returncode == 0, rank.stderr
+    assert rank.stderr.startswith("rank.py: warning: merging reports of 2 unrelated programs")
+    assert rank.stderr.count("\n") == 1
 
 
 def test_a_merged_point_keeps_its_extremes_and_the_edges_add_up(tmp_path):

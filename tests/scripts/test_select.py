@@ -223,10 +223,10 @@ def test_entry_wrapper_test_agrees_with_parsing_every_name():
                   "clone_internal", "__clone_internal", "std::vector<int>::_init()",
                   "_dl_init", "call_init.part.0", "main", "0x401000@/bin/prog", "_fini"]
     for name in candidates:
-        assert select._entry_wrapper(named(name)) == (names.qualified_name(name) in
+        assert select.is_entry_wrapper(named(name)) == (names.qualified_name(name) in
                                                       select.ENTRY_WRAPPERS), name
-    assert select._entry_wrapper(named("void start_thread(void*)"))
-    assert not select._entry_wrapper(named("my_start_thread_pool(int)"))
+    assert select.is_entry_wrapper(named("void start_thread(void*)"))
+    assert not select.is_entry_wrapper(named("my_start_thread_pool(int)"))
 
 
 def named(name, obj="/no/such/object"):
@@ -243,9 +243,9 @@ def test_an_unnamed_elf_entry_point_is_an_entry_wrapper(tmp_path):
     header[:6] = b"\x7fELF\x02\x01"               # 64-bit, little-endian
     header[24:32] = (0x1ab70).to_bytes(8, "little")  # e_entry
     prog.write_bytes(bytes(header))
-    assert select._entry_wrapper(named("0x1ab70@prog", str(prog)))
-    assert not select._entry_wrapper(named("0x1ab80@prog", str(prog)))
-    assert not select._entry_wrapper(named("0x1ab70@prog", str(tmp_path / "missing")))
+    assert select.is_entry_wrapper(named("0x1ab70@prog", str(prog)))
+    assert not select.is_entry_wrapper(named("0x1ab80@prog", str(prog)))
+    assert not select.is_entry_wrapper(named("0x1ab70@prog", str(tmp_path / "missing")))
 
 
 def test_default_choice_keeps_routines_fittable_by_trms_or_rms(tmp_path):
