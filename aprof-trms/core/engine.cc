@@ -210,6 +210,7 @@ void Engine::ReadAcrossChunks(uptr address, uptr size) {
   uptr first, last;
   if (!CellRange(address, size, &first, &last)) return;
   current_->memory.ForEachRun(first, last, [this](uptr cell, Timestamp* own, uptr count) {
+    APROF_COUNT_EVENTS(stats_.cell_reads, count);
     ReadRun(cell, own, count);
   });
 }
@@ -219,7 +220,7 @@ void Engine::ReadAcrossChunks(uptr address, uptr size) {
 // other thread and no system call ran since: both move the counter), so
 // callers handle it without coming here.
 void Engine::ReadCell(LiveThread& thread, uptr cell, Timestamp* own) {
-  APROF_COUNT_EVENT(stats_.first_reads);
+  APROF_COUNT_EVENT(stats_.full_reads);
   const Timestamp last_access = *own;  // 0: never accessed by this thread
   *own = count_;
 
@@ -236,7 +237,10 @@ void Engine::ReadCell(LiveThread& thread, uptr cell, Timestamp* own) {
       ++top.induced_by_threads;
     if (writer_tags_) CountSource(thread, cell);
   }
-  if (last_access >= top.ts) return;  // already accessed by this activation
+  if (last_access >= top.ts) {  // already accessed by this activation
+    if (!induced) APROF_COUNT_EVENT(stats_.unchanged_reads);
+    return;
+  }
 
   // First access by the top activation. The activation that last accessed
   // the cell (and its ancestors) had counted it already: move that count

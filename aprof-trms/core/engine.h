@@ -67,9 +67,13 @@ struct EngineStatistics {
   u64 unmatched_returns;        // returns with no pending activation
   u64 untracked_access_bytes;   // bytes beyond the 47-bit address space
   // Counted with APROF_STATS only (platform.h):
-  u64 first_reads;      // reads of a cell not accessed at the counter value
-  u64 owner_searches;   // first reads by an activation of a cell its thread
-                        // accessed before: the owner search on the stack
+  // Where the reads of cells end (an access over k cells reads k):
+  u64 cell_reads;       // every read of a cell
+  u64 full_reads;       // those that went on to the full procedure (ReadCell)
+  u64 unchanged_reads;  // full reads that changed no size: the top activation
+                        // had accessed the cell, and no other writer had since
+  u64 owner_searches;   // full reads that are first reads by an activation of
+                        // a cell its thread accessed before: the owner search
   u64 exited_thread_cache_misses;  // chunk-cache misses of exited threads' shadows
 };
 
@@ -114,6 +118,7 @@ class Engine {
     APROF_DCHECK(current_ != nullptr);  // accesses come from a running thread
     uptr cell;
     if (!WithinOneCell(address, size, &cell)) return ReadCells(address, size);
+    APROF_COUNT_EVENT(stats_.cell_reads);
     Timestamp* own = current_->memory.Slot(cell);
     if (*own != count_) ReadCell(*current_, cell, own);
   }
@@ -131,6 +136,7 @@ class Engine {
   void ReadWide(uptr address, uptr size) {
     uptr first, count;
     if (!WithinOneChunk(address, size, &first, &count)) return ReadAcrossChunks(address, size);
+    APROF_COUNT_EVENTS(stats_.cell_reads, count);
     Timestamp* own = current_->memory.Slot(first);
     for (uptr i = 0; i < count; ++i)
       if (own[i] != count_) return ReadRun(first + i, own + i, count - i);
