@@ -93,6 +93,7 @@ void Engine::ResetAfterFork(ThreadId survivor) {
   records_.clear();
   if (fresh) records_.push_back(fresh);
   current_ = kept;
+  RaiseHorizon();  // conservative: the fence at the counter is always sound
 }
 
 void Engine::SwitchTo(ThreadId tid) {
@@ -104,6 +105,7 @@ void Engine::SwitchTo(ThreadId tid) {
   }
   Tick();
   current_ = thread;
+  RaiseHorizon();  // other threads ran: their writes are visible now
 }
 
 // --- Calls and returns ---------------------------------------------------------
@@ -120,6 +122,7 @@ void Engine::Return() {
     return;
   }
   CompleteTopActivation(thread);
+  LowerFenceToTop();
 }
 
 // PopActivation, CompleteTopActivation and Record are inlined into Return():
@@ -154,6 +157,7 @@ APROF_ALWAYS_INLINE void Engine::Record(ThreadRecord& record, const ActivationRe
 ActivationResult Engine::Suspend() {
   APROF_CHECK_GT(current_->stack.depth(), 0u);
   const ActivationResult run = PopActivation(*current_);
+  LowerFenceToTop();
   // No longer pending on the stack (a later run calls it again), not recorded.
   current_->record->profile.RecordActivation(run, /*record=*/false);
   return run;
@@ -167,6 +171,7 @@ void Engine::Resume(const ActivationResult& earlier) {
 void Engine::Return(const ActivationResult& earlier) {
   APROF_CHECK(current_->stack.depth() > 0 && current_->stack.top().routine == earlier.routine);
   CompleteTopActivation(*current_, &earlier);
+  LowerFenceToTop();
 }
 
 void Engine::CompleteSuspended(const ActivationResult& runs, RoutineId caller) {
@@ -202,8 +207,12 @@ bool Engine::CellRange(uptr address, uptr size, uptr* first, uptr* last) {
 void Engine::ReadCells(uptr address, uptr size) { ReadWide(address, size); }
 
 void Engine::ReadRun(uptr cell, Timestamp* own, uptr count) {
-  for (uptr i = 0; i < count; ++i)
-    if (own[i] != count_) ReadCell(*current_, cell + i, own + i);
+  for (uptr i = 0; i < count; ++i) {
+    if (own[i] < fence_)
+      ReadCell(*current_, cell + i, own + i);
+    else
+      CountFenceRead(own[i]);
+  }
 }
 
 void Engine::ReadAcrossChunks(uptr address, uptr size) {
@@ -215,10 +224,9 @@ void Engine::ReadAcrossChunks(uptr address, uptr size) {
   });
 }
 
-// Figure 11, procedure read, for TRMS and RMS together. A read of a cell
-// the thread accessed at the current counter value changes nothing (no
-// other thread and no system call ran since: both move the counter), so
-// callers handle it without coming here.
+// Figure 11, procedure read, for TRMS and RMS together. A read whose slot
+// is at or above the fence changes nothing here (docs/design.md, "The read
+// fence"), so callers handle it without coming here.
 void Engine::ReadCell(LiveThread& thread, uptr cell, Timestamp* own) {
   APROF_COUNT_EVENT(stats_.full_reads);
   const Timestamp last_access = *own;  // 0: never accessed by this thread
@@ -286,6 +294,7 @@ void Engine::KernelWrite(uptr address, uptr size, u32 syscall) {
   uptr first, last;
   if (!options_.track_induced || !CellRange(address, size, &first, &last)) return;
   Tick();
+  RaiseHorizon();  // the current thread may read the new data next
   Fill(global_writes_, first, last, count_ | kKernelWriteBit);
   if (writer_tags_) Fill(*writer_tags_, first, last, writers_->TagOf({true, 0, syscall}));
 }

@@ -63,18 +63,23 @@ TEST(EventCounters, FullReadsAndOwnerSearches) {
   EXPECT_EQ(engine.thread_cache_misses(), 1u) << "kept after the thread exits";
 }
 
-// A re-read after a callee returned is no first read of the caller and not
-// induced: ReadCell changes nothing.
-TEST(EventCounters, UnchangedReads) {
+// A re-read after a callee returned is no first read of the caller and
+// cannot be induced: it ends at the read fence. After a switch away and
+// back it cannot end there (another thread may have written the cell), and
+// ReadCell then finds that nothing changes.
+TEST(EventCounters, ReadsEndAtTheFence) {
   Engine engine;
   engine.SwitchTo(1);
   engine.Call(1);
   engine.Read(0x1000, 4);
   engine.Call(2);
   engine.Return();
-  engine.Read(0x1000, 4);
+  engine.Read(0x1000, 4);  // ends at the fence
+  engine.SwitchTo(2);
+  engine.SwitchTo(1);
+  engine.Read(0x1000, 4);  // ReadCell: not induced, not a first read
   const EngineStatistics& stats = engine.statistics();
-  EXPECT_EQ(stats.cell_reads, 2u);
+  EXPECT_EQ(stats.cell_reads, 3u);
   EXPECT_EQ(stats.full_reads, 2u);
   EXPECT_EQ(stats.unchanged_reads, 1u);
 }
