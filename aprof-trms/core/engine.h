@@ -75,7 +75,8 @@ struct EngineStatistics {
   u64 owner_searches;   // full reads that are first reads by an activation of
                         // a cell its thread accessed before: the owner search
   u64 fence_reads;      // reads that ended at the fence with a slot below the
-                        // counter (a test against the counter went on)
+                        // counter: the test before the fence (slot equal to
+                        // the counter) would have sent them to ReadCell
   u64 exited_thread_cache_misses;  // chunk-cache misses of exited threads' shadows
 };
 
