@@ -59,8 +59,10 @@ void PrintEventCounters() {
     return;
   }
   const EngineStatistics& stats = g_tool.engine->statistics();
-  VG_(dmsg)("aprof-trms: %llu first reads at a counter value, %llu owner searches\n",
-            Count(stats.first_reads), Count(stats.owner_searches));
+  VG_(dmsg)("aprof-trms: %llu cells read, %llu of them by ReadCell, %llu of these changing no size, "
+            "%llu owner searches; %llu ended at the fence below the counter\n",
+            Count(stats.cell_reads), Count(stats.full_reads), Count(stats.unchanged_reads),
+            Count(stats.owner_searches), Count(stats.fence_reads));
   VG_(dmsg)("aprof-trms: %llu chunk-cache misses of the thread shadows, %llu of the global shadow\n",
             Count(g_tool.engine->thread_cache_misses()), Count(g_tool.engine->global_cache_misses()));
   VG_(dmsg)("aprof-trms: %llu superblock entry hook calls, %llu frames unwound\n",

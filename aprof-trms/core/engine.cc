@@ -93,6 +93,7 @@ void Engine::ResetAfterFork(ThreadId survivor) {
   records_.clear();
   if (fresh) records_.push_back(fresh);
   current_ = kept;
+  RaiseHorizon();  // conservative: the fence at the counter is always sound
 }
 
 void Engine::SwitchTo(ThreadId tid) {
@@ -104,6 +105,7 @@ void Engine::SwitchTo(ThreadId tid) {
   }
   Tick();
   current_ = thread;
+  RaiseHorizon();  // other threads ran: their writes are visible now
 }
 
 // --- Calls and returns ---------------------------------------------------------
@@ -125,6 +127,7 @@ void Engine::Return() {
     return;
   }
   CompleteTopActivation(thread);
+  LowerFenceToTop();
 }
 
 // PopActivation, CompleteTopActivation and Record are inlined into Return():
@@ -171,6 +174,7 @@ void Engine::ZeroProfiles() {
 ActivationResult Engine::Suspend() {
   APROF_CHECK_GT(current_->stack.depth(), 0u);
   const ActivationResult run = PopActivation(*current_);
+  LowerFenceToTop();
   // No longer pending on the stack (a later run calls it again), not recorded.
   current_->record->profile.RecordActivation(run, /*record=*/false);
   return run;
@@ -184,6 +188,7 @@ void Engine::Resume(const ActivationResult& earlier, bool first_on_stack) {
 void Engine::Return(const ActivationResult& earlier) {
   APROF_CHECK(current_->stack.depth() > 0 && current_->stack.top().routine == earlier.routine);
   CompleteTopActivation(*current_, &earlier);
+  LowerFenceToTop();
 }
 
 void Engine::CompleteSuspended(const ActivationResult& runs, RoutineId caller) {
@@ -219,24 +224,28 @@ bool Engine::CellRange(uptr address, uptr size, uptr* first, uptr* last) {
 void Engine::ReadCells(uptr address, uptr size) { ReadWide(address, size); }
 
 void Engine::ReadRun(uptr cell, Timestamp* own, uptr count) {
-  for (uptr i = 0; i < count; ++i)
-    if (own[i] != count_) ReadCell(*current_, cell + i, own + i);
+  for (uptr i = 0; i < count; ++i) {
+    if (own[i] < fence_)
+      ReadCell(*current_, cell + i, own + i);
+    else
+      CountFenceRead(own[i]);
+  }
 }
 
 void Engine::ReadAcrossChunks(uptr address, uptr size) {
   uptr first, last;
   if (!CellRange(address, size, &first, &last)) return;
   current_->memory.ForEachRun(first, last, [this](uptr cell, Timestamp* own, uptr count) {
+    APROF_COUNT_EVENTS(stats_.cell_reads, count);
     ReadRun(cell, own, count);
   });
 }
 
-// Figure 11, procedure read, for TRMS and RMS together. A read of a cell
-// the thread accessed at the current counter value changes nothing (no
-// other thread and no system call ran since: both move the counter), so
-// callers handle it without coming here.
+// Figure 11, procedure read, for TRMS and RMS together. A read whose slot
+// is at or above the fence changes nothing here (docs/design.md, "The read
+// fence"), so callers handle it without coming here.
 void Engine::ReadCell(LiveThread& thread, uptr cell, Timestamp* own) {
-  APROF_COUNT_EVENT(stats_.first_reads);
+  APROF_COUNT_EVENT(stats_.full_reads);
   const Timestamp last_access = *own;  // 0: never accessed by this thread
   *own = count_;
 
@@ -253,7 +262,10 @@ void Engine::ReadCell(LiveThread& thread, uptr cell, Timestamp* own) {
       ++top.induced_by_threads;
     if (writer_tags_) CountSource(thread, cell);
   }
-  if (last_access >= top.ts) return;  // already accessed by this activation
+  if (last_access >= top.ts) {  // already accessed by this activation
+    if (!induced) APROF_COUNT_EVENT(stats_.unchanged_reads);
+    return;
+  }
 
   // First access by the top activation. The activation that last accessed
   // the cell (and its ancestors) had counted it already: move that count
@@ -299,6 +311,7 @@ void Engine::KernelWrite(uptr address, uptr size, u32 syscall) {
   uptr first, last;
   if (!options_.track_induced || !CellRange(address, size, &first, &last)) return;
   Tick();
+  RaiseHorizon();  // the current thread may read the new data next
   Fill(global_writes_, first, last, count_ | kKernelWriteBit);
   if (writer_tags_) Fill(*writer_tags_, first, last, writers_->TagOf({true, 0, syscall}));
 }

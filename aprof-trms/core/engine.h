@@ -67,9 +67,16 @@ struct EngineStatistics {
   u64 unmatched_returns;        // returns with no pending activation
   u64 untracked_access_bytes;   // bytes beyond the 47-bit address space
   // Counted with APROF_STATS only (platform.h):
-  u64 first_reads;      // reads of a cell not accessed at the counter value
-  u64 owner_searches;   // first reads by an activation of a cell its thread
-                        // accessed before: the owner search on the stack
+  // Where the reads of cells end (an access over k cells reads k):
+  u64 cell_reads;       // every read of a cell
+  u64 full_reads;       // those that went on to the full procedure (ReadCell)
+  u64 unchanged_reads;  // full reads that changed no size: the top activation
+                        // had accessed the cell, and no other writer had since
+  u64 owner_searches;   // full reads that are first reads by an activation of
+                        // a cell its thread accessed before: the owner search
+  u64 fence_reads;      // reads that ended at the fence with a slot below the
+                        // counter: the test before the fence (slot equal to
+                        // the counter) would have sent them to ReadCell
   u64 exited_thread_cache_misses;  // chunk-cache misses of exited threads' shadows
 };
 
@@ -124,15 +131,17 @@ class Engine {
   void AddCost(u64 amount) { current_->record->cost += amount; }
   // Accesses within one cell (most of them) take the inline path, which
   // stays lean enough to need almost no stack frame in the access hooks; a
-  // read of a cell already accessed at the current counter value ends at
-  // its first load. Accesses over several cells go out of line to the
-  // *Wide() paths below.
+  // read whose slot is at or above the fence (fence_) ends at its first
+  // load and compare, without a store. Accesses over several cells go out
+  // of line to the *Wide() paths below.
   void Read(uptr address, uptr size) {
     APROF_DCHECK(current_ != nullptr);  // accesses come from a running thread
     uptr cell;
     if (!WithinOneCell(address, size, &cell)) return ReadCells(address, size);
+    APROF_COUNT_EVENT(stats_.cell_reads);
     Timestamp* own = current_->memory.Slot(cell);
-    if (*own != count_) ReadCell(*current_, cell, own);
+    if (*own < fence_) return ReadCell(*current_, cell, own);
+    CountFenceRead(*own);
   }
   void Write(uptr address, uptr size) { WriteCell<false>(address, size); }
   // Write() when sources are tracked: also records the writer of the cells.
@@ -143,14 +152,17 @@ class Engine {
   // (the instrumenter knows the size), skipping the one-cell test. Exact
   // for any access. Within one shadow chunk (all but the rare access that
   // straddles a 64 KiB boundary) the cells' slots are found with one chunk
-  // lookup, and a read whose cells were all accessed at the current counter
-  // value ends after checking them, in a loop without calls.
+  // lookup, and a read whose cells' slots are all at or above the fence
+  // ends after checking them, in a loop without calls.
   void ReadWide(uptr address, uptr size) {
     uptr first, count;
     if (!WithinOneChunk(address, size, &first, &count)) return ReadAcrossChunks(address, size);
+    APROF_COUNT_EVENTS(stats_.cell_reads, count);
     Timestamp* own = current_->memory.Slot(first);
-    for (uptr i = 0; i < count; ++i)
-      if (own[i] != count_) return ReadRun(first + i, own + i, count - i);
+    for (uptr i = 0; i < count; ++i) {
+      if (own[i] < fence_) return ReadRun(first + i, own + i, count - i);
+      CountFenceRead(own[i]);
+    }
   }
   template <bool kTagged>
   void WriteWide(uptr address, uptr size) {
@@ -267,7 +279,7 @@ class Engine {
   };
 
   // Advances the global counter, renumbering first if it reached the
-  // threshold.
+  // threshold. Every caller then raises the fence to the new value.
   void Tick() {
     if (APROF_UNLIKELY(count_ >= options_.overflow_threshold)) Renumber();
     ++count_;
@@ -292,7 +304,22 @@ class Engine {
     return APROF_LIKELY(address >> ShadowMemory::kChunkAddressBits ==
                         end >> ShadowMemory::kChunkAddressBits);
   }
-  // own: the thread's slot for the cell, which holds a time before count_.
+  // --- The read fence (docs/design.md, "The read fence") ---
+  // After a tick that lets the current thread see writes it did not make
+  // (it was switched in, the kernel wrote, the counter was renumbered):
+  // nothing older than the counter can be trusted.
+  void RaiseHorizon() { horizon_ = fence_ = count_; }
+  // After the current thread's top activation was popped: its parent's
+  // start, or the horizon if later.
+  void LowerFenceToTop() {
+    const Timestamp top = current_->stack.top().ts;
+    fence_ = top > horizon_ ? top : horizon_;
+  }
+  // Statistics builds only: a read that ended at the fence, given its slot.
+  void CountFenceRead(Timestamp slot) {
+    if constexpr (kCountEvents) stats_.fence_reads += slot != count_;
+  }
+  // own: the thread's slot for the cell, which holds a time below the fence.
   void ReadCell(LiveThread& thread, uptr cell, Timestamp* own);
   // Read()/Write() of an access over several cells: the *Wide() paths, out
   // of line so that the one-cell path stays lean.
@@ -300,7 +327,7 @@ class Engine {
   template <bool kTagged>
   void WriteCells(uptr address, uptr size);
   // The read of cells [cell, cell + count), whose slots are own[0..count),
-  // from its first cell not accessed at the current counter value on.
+  // from its first cell whose slot is below the fence on.
   APROF_NOINLINE void ReadRun(uptr cell, Timestamp* own, uptr count);
   // The slow paths of the *Wide() accesses: any range (across chunks, past
   // the address limit, empty).
@@ -350,6 +377,7 @@ class Engine {
   // Call() and Resume() but for the context.
   void StartActivation(RoutineId routine) {
     Tick();
+    fence_ = count_;  // the new top activation's start
     current_->stack.Push(routine, count_, current_->record->cost);
     if (APROF_UNLIKELY(scoped_) && IsInsideRoutine(routine)) ++current_->inside;
     current_->record->profile.RecordCall(routine);
@@ -379,6 +407,15 @@ class Engine {
 
   const EngineOptions options_;
   Timestamp count_ = kThreadRootTimestamp;
+  // The current thread's read fence: the later of its top activation's
+  // start and horizon_. A read whose slot is at or above it would change
+  // nothing in ReadCell, and leaving the slot as it is changes no later
+  // answer (docs/design.md, "The read fence").
+  Timestamp fence_ = kThreadRootTimestamp;
+  // The counter's value at the latest event after which the current thread
+  // may see a write it did not make: its switch-in, a kernel write, a
+  // renumbering.
+  Timestamp horizon_ = kThreadRootTimestamp;
   ShadowAllocator shadow_allocator_;  // of all shadow memories below: declared first
   ShadowMemory global_writes_;       // wts: latest write by anyone
   // Sources only: WriterTag of the latest write of every cell.

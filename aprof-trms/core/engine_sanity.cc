@@ -15,6 +15,8 @@ Inconsistency Engine::FindCheapInconsistency() const {
     found.what = "the counter is out of its bounds";
   else if (current_ && current_->stack.top().ts > count_)
     found.what = "the top activation started after the counter";
+  else if (current_ && (fence_ < current_->stack.top().ts || fence_ < horizon_ || fence_ > count_))
+    found.what = "the read fence is below the top activation's start or the horizon, or above the counter";
   if (found && current_) {
     found.thread = current_->record->serial;
     found.frame = current_->stack.depth();

@@ -116,5 +116,9 @@ constexpr bool kCountEvents = false;
   do {                                              \
     if constexpr (::aprof::kCountEvents) ++(counter); \
   } while (0)
+#define APROF_COUNT_EVENTS(counter, amount)                   \
+  do {                                                        \
+    if constexpr (::aprof::kCountEvents) (counter) += (amount); \
+  } while (0)
 
 #endif  // APROF_CORE_PLATFORM_H

@@ -110,6 +110,9 @@ void Engine::Renumber() {
 
   count_ = renumbering.NewCounter();
   APROF_CHECK_LT(count_, kMaxTimestamp);
+  // Conservative (the caller's tick raises the fence as well): the old
+  // horizon is not renumbered, and renumbering is rare.
+  RaiseHorizon();
 }
 
 }  // namespace aprof

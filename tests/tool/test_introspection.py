@@ -99,8 +99,12 @@ def test_event_counters_only_in_a_stats_build(tmp_path):
             run.describe()
         assert "owner searches" not in run.stderr
         return
-    first_reads, owner_searches = number(run, r"aprof-trms: (\d+) first reads at a counter value, (\d+) owner searches")
-    assert first_reads >= owner_searches > 0
+    cell_reads, full_reads, unchanged_reads, owner_searches, fence_reads = number(
+        run, r"aprof-trms: (\d+) cells read, (\d+) of them by ReadCell, (\d+) of these changing no size, "
+        r"(\d+) owner searches; (\d+) ended at the fence below the counter")
+    assert cell_reads > full_reads >= unchanged_reads + owner_searches and owner_searches > 0
+    # rec re-reads its caller's cells after each callee returned.
+    assert cell_reads - full_reads >= fence_reads > 0
     thread_misses, global_misses = number(
         run, r"aprof-trms: (\d+) chunk-cache misses of the thread shadows, (\d+) of the global shadow")
     assert thread_misses > 0 and global_misses > 0

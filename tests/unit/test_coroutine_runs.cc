@@ -4,7 +4,8 @@
 // of them as the sum of its runs measured by a plain engine in which every
 // suspension is a return and every resumption a call, and every other
 // activation exactly as the plain engine does (which the differential test
-// checks against the naive algorithm).
+// checks against the naive algorithm; so does this test, on the plain
+// engine's events).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -12,6 +13,8 @@
 #include <vector>
 
 #include "core/engine.h"
+#include "naive_oracle.h"
+#include "trace.h"
 
 namespace aprof::testing {
 namespace {
@@ -42,6 +45,7 @@ class CoroutinePair {
       e->StartThread(2);
       e->SwitchTo(1);
     }
+    plain_trace_ = {StartThread(1), StartThread(2), SwitchTo(1)};
     chain_.emplace_back();
   }
 
@@ -60,14 +64,17 @@ class CoroutinePair {
       } else if (roll < 35) {
         chain_.emplace_back();  // a new coroutine stack starts running
       } else if (roll < 40) {
-        const u64 amount = 1 + pick(5);
+        const u32 amount = 1 + static_cast<u32>(pick(5));
         Both([&](Engine& e) { e.AddCost(amount); });
+        plain_trace_.push_back(Cost(amount));
       } else if (roll < 70) {
         const uint64_t a = 0x1000 + pick(48);
         Both([&](Engine& e) { e.Read(a, 4); });
+        plain_trace_.push_back(aprof::testing::Read(a));
       } else if (roll < 85) {
         const uint64_t a = 0x1000 + pick(48);
         Both([&](Engine& e) { e.Write(a, 4); });
+        plain_trace_.push_back(aprof::testing::Write(a));
       } else if (roll < 92) {
         const uint64_t a = 0x1000 + pick(48);  // another thread writes
         Both([&](Engine& e) {
@@ -75,16 +82,30 @@ class CoroutinePair {
           e.Write(a, 4);
           e.SwitchTo(1);
         });
+        plain_trace_.insert(plain_trace_.end(), {SwitchTo(2), aprof::testing::Write(a), SwitchTo(1)});
       } else {
         const uint64_t a = 0x1000 + pick(48);
         Both([&](Engine& e) { e.KernelWrite(a, 8); });
+        plain_trace_.push_back(aprof::testing::KernelWrite(a, 8));
       }
     }
     Finish();
   }
 
-  // Checks every logical activation against the sum of its plain runs.
-  void Check(uint64_t seed) const {
+  // Checks the plain engine's activations against the naive algorithm, and
+  // every logical activation against the sum of its plain runs.
+  void Check(uint64_t seed, unsigned shift) const {
+    const std::vector<ObservedActivation> oracle = NaiveOracle(shift).Run(plain_trace_);
+    ASSERT_EQ(oracle.size(), plain_done_.size()) << "seed " << seed;
+    for (size_t i = 0; i < oracle.size(); ++i) {
+      const ActivationResult& a = plain_done_[i];
+      ASSERT_EQ((std::vector<u64>{a.routine, a.trms, a.rms, a.induced_by_threads,
+                                  a.induced_by_kernel, a.cost, a.self_cost}),
+                (std::vector<u64>{oracle[i].routine, oracle[i].trms, oracle[i].rms,
+                                  oracle[i].induced_by_threads, oracle[i].induced_by_kernel,
+                                  oracle[i].cost, oracle[i].self_cost}))
+          << "seed " << seed << ", plain activation " << i;
+    }
     ASSERT_EQ(suspending_done_.size(), suspending_ids_.size()) << "seed " << seed;
     ASSERT_EQ(plain_done_.size(), plain_ids_.size()) << "seed " << seed;
     std::map<int, ActivationResult> sums;
@@ -108,6 +129,7 @@ class CoroutinePair {
   }
 
   int suspensions() const { return suspensions_; }
+  u64 fence_reads() const { return suspending_.statistics().fence_reads; }
 
  private:
   static EngineOptions Options(unsigned shift) {
@@ -131,6 +153,7 @@ class CoroutinePair {
   void Call(RoutineId routine) {
     chain_.back().push_back({next_id_++, routine, {}, false});
     Both([&](Engine& e) { e.Call(routine); });
+    plain_trace_.push_back(aprof::testing::Call(routine));
   }
 
   void Return() {
@@ -143,6 +166,7 @@ class CoroutinePair {
       suspending_.Return();
     suspending_ids_.push_back(done.id);
     plain_.Return();
+    plain_trace_.push_back(aprof::testing::Return());
     plain_ids_.push_back(done.id);
   }
 
@@ -158,6 +182,7 @@ class CoroutinePair {
         stack[i].earlier = run;
       stack[i].suspended_before = true;
       plain_.Return();
+      plain_trace_.push_back(aprof::testing::Return());
       plain_ids_.push_back(stack[i].id);
     }
     suspended_.push_back(stack);
@@ -167,7 +192,10 @@ class CoroutinePair {
   void Resume(size_t which) {
     Stack stack = suspended_[which];
     suspended_.erase(suspended_.begin() + static_cast<long>(which));
-    for (const Logical& frame : stack) Both([&](Engine& e) { e.Call(frame.routine); });
+    for (const Logical& frame : stack) {
+      Both([&](Engine& e) { e.Call(frame.routine); });
+      plain_trace_.push_back(aprof::testing::Call(frame.routine));
+    }
     chain_.push_back(stack);
   }
 
@@ -191,24 +219,28 @@ class CoroutinePair {
   std::vector<ActivationResult> suspending_done_, plain_done_;
   std::vector<int> suspending_ids_, plain_ids_;  // logical id of each completion
   std::vector<Stack> chain_, suspended_;
+  Trace plain_trace_;  // the plain engine's events
   int next_id_ = 0;
   int suspensions_ = 0;
 };
 
 TEST(CoroutineRuns, SuspendedActivationsSumTheirRuns) {
   int suspensions = 0;
+  u64 fence_reads = 0;
   for (unsigned shift : {0u, 2u}) {
     for (uint64_t i = 0; i < 1000; ++i) {
       const uint64_t seed = 90001ULL * (shift + 1) + i;
       std::mt19937_64 rng(seed);
       CoroutinePair pair(shift);
       pair.Run(rng, 200 + static_cast<int>(rng() % 300));
-      pair.Check(seed);
+      pair.Check(seed, shift);
       if (::testing::Test::HasFailure()) return;
       suspensions += pair.suspensions();
+      fence_reads += pair.fence_reads();
     }
   }
   EXPECT_GT(suspensions, 2000);  // the traces exercise suspension
+  EXPECT_GT(fence_reads, 2000u);  // and reads that end at the read fence
 }
 
 // A goroutine's frame writes 4 cells of its stack and is suspended; the

@@ -35,38 +35,71 @@ constexpr int kTracesPerResolution = 1000;
 // of its parameter (the shift drawn with a trace is not used).
 constexpr int kMinEvents = 200, kEventSpread = 400;
 
+// What a run of traces exercised, summed over the traces.
+struct Exercised {
+  uint64_t activations = 0, induced_thread = 0, induced_kernel = 0, trms_above_rms = 0;
+  uint64_t fence_reads = 0, full_reads = 0;
+};
+
+// One trace through the engine and the oracle at resolution `shift`.
+void CheckTrace(const Trace& trace, uint64_t seed, unsigned shift, Exercised* exercised) {
+  EngineOptions options;
+  options.resolution_shift = shift;
+  Engine engine(options);
+  const auto from_engine = RunEngine(engine, trace);
+  NaiveOracle oracle(shift);
+  const auto from_oracle = oracle.Run(trace);
+  ASSERT_TRUE(oracle.consistent()) << "seed " << seed;
+  ExpectSameActivations(from_engine, from_oracle, trace, seed);
+  exercised->fence_reads += engine.statistics().fence_reads;
+  exercised->full_reads += engine.statistics().full_reads;
+
+  for (const ObservedActivation& a : from_engine) {
+    ++exercised->activations;
+    exercised->induced_thread += a.induced_by_threads;
+    exercised->induced_kernel += a.induced_by_kernel;
+    exercised->trms_above_rms += a.trms > a.rms;
+    ASSERT_GE(a.trms, a.rms) << "inequality 1, seed " << seed;
+  }
+}
+
 class Differential : public ::testing::TestWithParam<unsigned> {};
 
 TEST_P(Differential, EngineMatchesNaiveAlgorithm) {
   const unsigned shift = GetParam();
-  uint64_t activations = 0, induced_thread = 0, induced_kernel = 0, trms_above_rms = 0;
+  Exercised exercised;
   ForEachRandomTrace(1000003ULL * shift, kTracesPerResolution, kMinEvents, kEventSpread,
-                     [&](const SeededTrace& t) {
-    const uint64_t seed = t.seed;
-    const Trace& trace = t.trace;
-
-    EngineOptions options;
-    options.resolution_shift = shift;
-    Engine engine(options);
-    const auto from_engine = RunEngine(engine, trace);
-    NaiveOracle oracle(shift);
-    const auto from_oracle = oracle.Run(trace);
-    ASSERT_TRUE(oracle.consistent()) << "seed " << seed;
-    ExpectSameActivations(from_engine, from_oracle, trace, seed);
-
-    for (const ObservedActivation& a : from_engine) {
-      ++activations;
-      induced_thread += a.induced_by_threads;
-      induced_kernel += a.induced_by_kernel;
-      trms_above_rms += a.trms > a.rms;
-      ASSERT_GE(a.trms, a.rms) << "inequality 1, seed " << seed;
-    }
-  });
+                     [&](const SeededTrace& t) { CheckTrace(t.trace, t.seed, shift, &exercised); });
   // The traces must exercise what they are meant to test.
-  EXPECT_GT(activations, 30u * kTracesPerResolution);
-  EXPECT_GT(induced_thread, 10u * kTracesPerResolution);
-  EXPECT_GT(induced_kernel, 5u * kTracesPerResolution);
-  EXPECT_GT(trms_above_rms, 5u * kTracesPerResolution);
+  EXPECT_GT(exercised.activations, 30u * kTracesPerResolution);
+  EXPECT_GT(exercised.induced_thread, 10u * kTracesPerResolution);
+  EXPECT_GT(exercised.induced_kernel, 5u * kTracesPerResolution);
+  EXPECT_GT(exercised.trms_above_rms, 5u * kTracesPerResolution);
+  // Reads that end at the read fence although the counter moved since the
+  // thread's latest access (re-reads after a callee returned).
+  EXPECT_GT(exercised.fence_reads, 5u * kTracesPerResolution);
+}
+
+// Traces of few hot cells and long runs of one thread between switches and
+// kernel writes, where most re-reads after a return end at the fence: the
+// fence's own fast path against the naive algorithm.
+TEST_P(Differential, ReadFenceMatchesNaiveAlgorithm) {
+  const unsigned shift = GetParam();
+  TraceShape shape;
+  shape.threads = 2;
+  shape.address_span = 16;
+  shape.quiet_percent = 75;
+  Exercised exercised;
+  for (int i = 0; i < kTracesPerResolution / 2; ++i) {
+    const uint64_t seed = 3000017ULL * (shift + 1) + i;
+    std::mt19937_64 rng(seed);
+    shape.events = kMinEvents + static_cast<int>(rng() % kEventSpread);
+    CheckTrace(RandomTrace(rng, shape), seed, shift, &exercised);
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_GT(exercised.fence_reads, 20u * kTracesPerResolution / 2)
+      << exercised.full_reads << " reads in ReadCell";
+  EXPECT_GT(exercised.induced_thread + exercised.induced_kernel, 2u * kTracesPerResolution);
 }
 
 // With induced reads not tracked (--trms=no), every activation's TRMS is its

@@ -36,10 +36,11 @@ TEST(EventCounters, ChunkCacheMissesAreCountedExactly) {
   EXPECT_EQ(memory.cache_misses(), 6u + 2u);
 }
 
-// First reads go to ReadCell; re-reads at the same counter value do not.
-// The owner search runs for a first read by an activation of a cell its
-// thread accessed before (in another activation).
-TEST(EventCounters, FirstReadsAndOwnerSearches) {
+// Reads of cells not accessed at the counter value go to ReadCell; re-reads
+// at the same counter value do not. The owner search runs for a first read
+// by an activation of a cell its thread accessed before (in another
+// activation).
+TEST(EventCounters, FullReadsAndOwnerSearches) {
   Engine engine;
   engine.StartThread(1);
   engine.SwitchTo(1);
@@ -51,12 +52,36 @@ TEST(EventCounters, FirstReadsAndOwnerSearches) {
   engine.Read(0x2000, 8);  // two cells, both new
   engine.Return();
   engine.Return();
-  EXPECT_EQ(engine.statistics().first_reads, 4u);
-  EXPECT_EQ(engine.statistics().owner_searches, 1u);
+  const EngineStatistics& stats = engine.statistics();
+  EXPECT_EQ(stats.cell_reads, 5u);
+  EXPECT_EQ(stats.full_reads, 4u);
+  EXPECT_EQ(stats.unchanged_reads, 0u);
+  EXPECT_EQ(stats.owner_searches, 1u);
   EXPECT_EQ(engine.thread_cache_misses(), 1u) << "0x1000 and 0x2000 share a chunk";
   EXPECT_EQ(engine.global_cache_misses(), 1u) << "never written: cached as absent";
   engine.ExitThread(1);
   EXPECT_EQ(engine.thread_cache_misses(), 1u) << "kept after the thread exits";
+}
+
+// A re-read after a callee returned is no first read of the caller and
+// cannot be induced: it ends at the read fence. After a switch away and
+// back it cannot end there (another thread may have written the cell), and
+// ReadCell then finds that nothing changes.
+TEST(EventCounters, ReadsEndAtTheFence) {
+  Engine engine;
+  engine.SwitchTo(1);
+  engine.Call(1);
+  engine.Read(0x1000, 4);
+  engine.Call(2);
+  engine.Return();
+  engine.Read(0x1000, 4);  // ends at the fence
+  engine.SwitchTo(2);
+  engine.SwitchTo(1);
+  engine.Read(0x1000, 4);  // ReadCell: not induced, not a first read
+  const EngineStatistics& stats = engine.statistics();
+  EXPECT_EQ(stats.cell_reads, 3u);
+  EXPECT_EQ(stats.full_reads, 2u);
+  EXPECT_EQ(stats.unchanged_reads, 1u);
 }
 
 }  // namespace

@@ -169,7 +169,9 @@ Trace RandomTrace(std::mt19937_64& rng, const TraceShape& shape) {
   trace.push_back({EventKind::kSwitch, 1});
 
   for (int n = 0; n < shape.events; ++n) {
-    const int roll = static_cast<int>(pick(100));
+    int roll = static_cast<int>(pick(100));
+    const bool disturbs = roll < 10 || (roll >= 95 && roll < 99);
+    if (disturbs && shape.quiet_percent > 0 && chance(shape.quiet_percent)) roll = 40;  // a read
     if (roll < 8) {  // switch to another live thread, or start one
       uint32_t tid = 1 + pick(shape.threads);
       if (!live[tid]) {

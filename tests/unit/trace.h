@@ -103,6 +103,9 @@ struct TraceShape {
   int routines = 6;
   int max_depth = 6;          // per thread
   uint64_t address_span = 64; // bytes of the hot address range
+  // The share (percent) of would-be thread switches, exits and kernel
+  // writes that become reads instead: longer runs of one thread.
+  int quiet_percent = 0;
 };
 
 // A random trace: nested calls and returns, reads and writes (1 to 16
