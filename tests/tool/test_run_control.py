@@ -196,17 +196,24 @@ def free_loopback_port() -> int:
         return s.getsockname()[1]
 
 
-def test_a_real_server_zeroed_after_warm_up_and_dumped_after_the_load(tmp_path):
+def test_a_real_server_dumped_three_times_zeroed_in_between(tmp_path):
     """redis-server (Debian's) under the tool, driven by redis-benchmark over
-    loopback: SET requests warm it up, a zero forgets them, 300 GET requests
-    are the load, and the dump holds exactly those: getCommand 300 times,
-    setCommand never. The server runs on and exits normally."""
+    loopback: SET requests warm it up and a zero forgets them; then three
+    loads (300 GET, 150 SET, 100 LPUSH), each followed by a dump and a zero
+    sent together. Each dump holds exactly its own load's commands, the
+    intervals follow one another, and the report at exit, after the last
+    dump without a zero, holds the last load again. The server runs on and
+    exits normally."""
     port = str(free_loopback_port())
     cli = [toolrun.needs_program("redis-cli"), "-p", port]
     bench = [toolrun.needs_program("redis-benchmark"), "-p", port, "-q", "-c", "1"]
     server = start(tmp_path, [toolrun.needs_program("redis-server"), "--port", port,
                               "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                               "--dir", str(tmp_path)])
+    loads = [("300 GET", ["-n", "300", "-t", "get"], {"getCommand": 300}),
+             ("150 SET", ["-n", "150", "-t", "set"], {"setCommand": 150}),
+             ("100 LPUSH", ["-n", "100", "-t", "lpush"], {"lpushCommand": 100})]
+    commands = ("getCommand", "setCommand", "lpushCommand")
     try:
         for attempt in range(240):  # start-up under Valgrind: bounded, 2 minutes at most
             if subprocess.run(cli + ["ping"], capture_output=True).stdout.strip() == b"PONG":
@@ -217,19 +224,27 @@ def test_a_real_server_zeroed_after_warm_up_and_dumped_after_the_load(tmp_path):
                        timeout=toolrun.RUN_TIMEOUT)
         zeroed = control("-z", str(server.pid))
         assert zeroed.returncode == 0, zeroed.stdout + zeroed.stderr
-        subprocess.run(bench + ["-n", "300", "-t", "get"], check=True, capture_output=True,
-                       timeout=toolrun.RUN_TIMEOUT)
-        dumped = control("-d", "--reason=300 GET", str(server.pid))
-        assert dumped.returncode == 0, dumped.stdout + dumped.stderr
-        dump = load(tmp_path / f"aprof.{server.pid}.1")
-        assert (dump.header.interval.zeroes, dump.header.interval.reason) == (1, "300 GET")
-        assert calls_of(dump, "getCommand") == 300
-        assert calls_of(dump, "setCommand") == 0
+        for number, (reason, argv, expected) in enumerate(loads, 1):
+            subprocess.run(bench + argv, check=True, capture_output=True,
+                           timeout=toolrun.RUN_TIMEOUT)
+            last = number == len(loads)
+            sent = control("-d", f"--reason={reason}", *([] if last else ["-z"]), str(server.pid))
+            assert sent.returncode == 0, sent.stdout + sent.stderr
+        dumps = dumps_of(tmp_path, server.pid)
+        assert len(dumps) == len(loads)
+        for number, (dump, (reason, _, expected)) in enumerate(zip(dumps, loads), 1):
+            interval = dump.header.interval
+            assert (interval.dump, interval.zeroes, interval.reason) == (number, number, reason)
+            assert {c: calls_of(dump, c) for c in commands} == \
+                {c: expected.get(c, 0) for c in commands}, reason
+        for earlier, later in zip(dumps, dumps[1:]):
+            assert earlier.header.interval.end_ms <= later.header.interval.start_ms
         subprocess.run(cli + ["shutdown", "nosave"], capture_output=True, timeout=toolrun.RUN_TIMEOUT)
         server.wait(timeout=toolrun.RUN_TIMEOUT)
         assert server.returncode == 0, server.stderr.read().decode(errors="replace")
         final = load(tmp_path / f"aprof.{server.pid}")
-        assert final.header.interval.zeroes == 1 and calls_of(final, "getCommand") == 300
+        assert final.header.interval.zeroes == len(loads)
+        assert calls_of(final, "lpushCommand") == 100 and calls_of(final, "getCommand") == 0
     finally:
         if server.poll() is None:
             os.killpg(server.pid, 9)
