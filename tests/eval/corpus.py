@@ -264,14 +264,20 @@ def run_sort(launcher, work, reports):
                               "-S", "64M", path])
 
 
-def run_gawk(launcher, work, reports):
-    """gawk counting word frequencies of 10 files of 8 KB to 2 MB, one
-    process each."""
-    for i, size in enumerate(growing(8192, 2 << 20, 10)):
-        path = text_file(os.path.join(work, "a%02d.txt" % i), size, 400 + i)
-        check_run(launcher + [out_file(reports), needs_program("gawk"),
-                              "{ for (i = 1; i <= NF; i++) n[$i]++ } "
-                              "END { for (w in n) t += n[w]; print t }", path])
+WORD_COUNT = "{ for (i = 1; i <= NF; i++) n[$i]++ } END { for (w in n) t += n[w]; print t }"
+
+
+def awk_word_count(awk: str, prefix: str, seed: int):
+    """The workload of an awk counting word frequencies of 10 files of 8 KB
+    to 2 MB, one process each (the files named and seeded apart per awk)."""
+    def run(launcher, work, reports):
+        for i, size in enumerate(growing(8192, 2 << 20, 10)):
+            path = text_file(os.path.join(work, "%s%02d.txt" % (prefix, i)), size, seed + i)
+            check_run(launcher + [out_file(reports), needs_program(awk), WORD_COUNT, path])
+    return run
+
+
+run_gawk = awk_word_count("gawk", "a", 400)
 
 
 def run_gofmt(launcher, work, reports):
@@ -383,14 +389,7 @@ def run_lz4(launcher, work, reports):
         check_run(launcher + [out_file(reports), needs_program("lz4"), "-c", path])
 
 
-def run_mawk(launcher, work, reports):
-    """mawk counting word frequencies of 10 files of 8 KB to 2 MB, one
-    process each."""
-    for i, size in enumerate(growing(8192, 2 << 20, 10)):
-        path = text_file(os.path.join(work, "m%02d.txt" % i), size, 800 + i)
-        check_run(launcher + [out_file(reports), needs_program("mawk"),
-                              "{ for (i = 1; i <= NF; i++) n[$i]++ } "
-                              "END { for (w in n) t += n[w]; print t }", path])
+run_mawk = awk_word_count("mawk", "m", 800)
 
 
 def run_plzip(launcher, work, reports):
