@@ -241,8 +241,9 @@ def routine_stats(r: aprof_profile.RoutineProfile) -> RoutineStats:
 LABEL_WIDTH = 60
 
 
-def _program(label: str, profile: aprof_profile.Profile, roots: List[ThreadRoot],
-             selection_args: argparse.Namespace) -> Program:
+def program_of_profile(label: str, profile: aprof_profile.Profile, roots: List[ThreadRoot],
+                       selection_args: argparse.Namespace) -> Program:
+    """The program of a merged profile and its reports' thread roots."""
     routines = [routine_stats(r) for r in select.select_routines(profile, selection_args).routines]
     label = printable(label)
     if len(label) > LABEL_WIDTH:
@@ -255,7 +256,7 @@ def program_of(label: str, reports: List[aprof_report.Report],
     """The program of these reports; its per-routine numbers cover the
     routines the selection options leave (all by default)."""
     roots = [root for rep in reports for root in thread_roots(rep)]
-    return _program(label, aprof_profile.merge(reports), roots, selection_args)
+    return program_of_profile(label, aprof_profile.merge(reports), roots, selection_args)
 
 
 def _load(inputs: Sequence[str], digests: Optional[Dict[str, str]] = None) \
@@ -286,7 +287,7 @@ def load_programs(inputs: Sequence[str], per_report: bool,
     if not per_report:
         profile, roots = _load(inputs)
         names = sorted({_command_name(c) for c in profile.commands})
-        return [_program(", ".join(names), profile, roots, selection_args)]
+        return [program_of_profile(", ".join(names), profile, roots, selection_args)]
     # One report in two groups (the same file, a copy, a directory holding
     # it) is refused as in a merge: the program would be shown twice.
     digests: Dict[str, str] = {}
@@ -297,7 +298,7 @@ def load_programs(inputs: Sequence[str], per_report: bool,
     for (arg, (profile, roots)), label in zip(groups, labels):
         if counts[label] > 1:
             label = f"{label} [{os.path.basename(os.path.normpath(arg))}]"
-        programs.append(_program(label, profile, roots, selection_args))
+        programs.append(program_of_profile(label, profile, roots, selection_args))
     return programs
 
 

@@ -24,12 +24,15 @@ import dataclasses
 import functools
 import hashlib
 import io
+import itertools
 import os
 import re
 import stat
 import sys
 from typing import (BinaryIO, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional,
                     Tuple, Union)
+
+import numpy as np
 
 __all__ = [
     "FORMAT_VERSION", "MAGIC", "METRICS", "ReportError",
@@ -361,11 +364,15 @@ _REPEATED_HEADER_TAGS = ("kernel-writes-unseen",)
 _TUPLE_FIELDS = tuple(f.replace("_", " ") for f in CostTuple._fields)
 # CostTuple._make without its length check (the field count is checked before).
 _new_cost_tuple = functools.partial(tuple.__new__, CostTuple)
+_new_totals = functools.partial(tuple.__new__, Totals)
 _CONTEXT_TUPLE_FIELDS = tuple(f.replace("_", " ") for f in ContextTuple._fields)
 _TOTALS_FIELDS = ("thread", "routine", "calls", "self cost", "cumulative cost")
 
 
 # Receives the checked trms and rms records instead of the Report (load()).
+# A sink with a method add_block(metric, rows) gets the records of a run
+# read as a block (_tuple_block) in one call: a numpy array of int64, one
+# row per record, the CostTuple's fields as columns.
 TupleSink = Callable[[str, "CostTuple"], None]
 
 
@@ -762,6 +769,114 @@ _TUPLE_TAGS = frozenset(METRICS)
 _NO_RUN = "\n"   # a prefix no line starts with (lines are split at newlines)
 
 
+# A run of trms or rms records is read a block at a time (_tuple_block:
+# numpy parses and checks it) when its fields have at most _BLOCK_DIGITS
+# digits (int64 holds them, with room for the checks' sums); otherwise, and
+# wherever a check fails, record by record (_Parser.line, add_tuple), which
+# says what is wrong.
+_BLOCK_DIGITS = 18
+_TOO_LONG_FOR_BLOCK = re.compile(r"[0-9]{%d}" % (_BLOCK_DIGITS + 1))
+_EXACT_INT64 = float(1 << 62)   # products and sums below this are exact in int64
+_MIN_BLOCK = 64                 # shorter runs: record by record
+_MAX_BLOCK = 4096               # a field too long for a block slows down this many records
+
+
+def _run_end(lines: List[str], start: int, run: str) -> int:
+    """The end of the records of `run` ("trms\t") from lines[start] on that
+    have the tag's number of fields, at most _MAX_BLOCK of them."""
+    tabs = _TAGS[run[:-1]][0]
+    chunk = lines[start:start + _MAX_BLOCK]
+    # Usually all of them (map() with a str method runs no Python code per line).
+    if all(map(str.startswith, chunk, itertools.repeat(run))) and \
+            list(map(str.count, chunk, itertools.repeat("\t"))).count(tabs) == len(chunk):
+        return start + len(chunk)
+    for end in range(start, min(len(lines), start + _MAX_BLOCK)):
+        text = lines[end]
+        if not text.startswith(run) or text.count("\t") != tabs:
+            return end
+    return min(len(lines), start + _MAX_BLOCK)
+
+
+def _int_rows(lines: List[str], run: str) -> Optional[np.ndarray]:
+    """The fields of records of `run` (lines that start with it and have
+    its number of tabs) as int64, a row per record; None unless every field
+    is a decimal integer of at most _BLOCK_DIGITS digits."""
+    body = "\n".join(lines).replace(run, "")
+    digits = body.replace("\t", "").replace("\n", "")
+    if (not (digits.isascii() and digits.isdigit()) or "\t\t" in body or "\n\t" in body
+            or "\t\n" in body or body.startswith("\t") or body.endswith("\t")
+            or _TOO_LONG_FOR_BLOCK.search(body)):
+        return None
+    fields = _TAGS[run[:-1]][0]
+    values = np.fromstring(body, dtype=np.int64, sep="\t")
+    if values.size != len(lines) * fields:   # a tag inside a line
+        return None
+    return values.reshape(-1, fields)
+
+
+def _known_refs(p: "_Parser", rows: np.ndarray) -> bool:
+    """Whether the threads and routines of rows (columns 0 and 1) are defined."""
+    return (p.threads.keys() >= set(np.unique(rows[:, 0]).tolist())
+            and p.routines.keys() >= set(np.unique(rows[:, 1]).tolist()))
+
+
+def _tuple_block(p: "_Parser", lines: List[str], run: str, lineno: int) -> bool:
+    """Reads lines (records of `run`, after line `lineno`) as a block, as
+    _Parser.add_tuple would one by one; False, with nothing read, when one
+    of its checks fails or a field is too long for the block (the lines
+    then go through add_tuple, which names the problem)."""
+    rows = _int_rows(lines, run)
+    if rows is None or not _known_refs(p, rows):
+        return False
+    tag = run[:-1]
+    before, after = rows[:-1, :3], rows[1:, :3]
+    increasing = ((before[:, 0] < after[:, 0])
+                  | ((before[:, 0] == after[:, 0]) & ((before[:, 1] < after[:, 1])
+                     | ((before[:, 1] == after[:, 1]) & (before[:, 2] < after[:, 2])))))
+    first = tuple(rows[0, :3].tolist())
+    if (not increasing.all() or not p.consistency.block_ok(tag, rows)
+            or (p.last_tuple_tag == tag and p.last_tuple_key is not None and first <= p.last_tuple_key)):
+        return False
+    p.consistency.add_block(tag, rows)
+    add_block = getattr(p.tuple_sink, "add_block", None)
+    if add_block is not None:
+        add_block(tag, rows)
+    else:
+        for values in rows.tolist():
+            t = _new_cost_tuple(values)
+            if p.tuple_sink is None:
+                p.metrics[tag][(t.thread, t.routine, t.size)] = t
+            else:
+                p.tuple_sink(tag, t)
+    p.last_tuple_tag = tag
+    p.last_tuple_key = tuple(rows[-1, :3].tolist())
+    p.lineno = lineno + len(lines)
+    return True
+
+
+def _totals_block(p: "_Parser", lines: List[str], run: str, lineno: int) -> bool:
+    """Reads lines (totals records, after line `lineno`) as a block, as
+    _Parser.rec_totals would one by one; False, with nothing read, when one
+    of its checks fails."""
+    rows = _int_rows(lines, run)
+    if rows is None or not _known_refs(p, rows):
+        return False
+    values = rows.tolist()
+    keys = [(v[0], v[1]) for v in values]
+    if len(set(keys)) != len(keys) or any(key in p.totals for key in keys):
+        return False   # a duplicate
+    totals, totals_lines = p.totals, p.totals_lines
+    for line, key, v in zip(range(lineno + 1, lineno + 1 + len(keys)), keys, values):
+        totals[key] = _new_totals(v)
+        totals_lines[key] = line
+    p.lineno = lineno + len(lines)
+    return True
+
+
+# The records read a block at a time, by tag.
+_BLOCK_READERS = {"trms": _tuple_block, "rms": _tuple_block, "totals": _totals_block}
+
+
 def _parse(batches: Iterable[Tuple[List[str], bool]], path: str,
            tuple_sink: Optional[TupleSink] = None, check: bool = True) -> Report:
     """Parses the lines of a report, given as batches of lines without their
@@ -770,6 +885,7 @@ def _parse(batches: Iterable[Tuple[List[str], bool]], path: str,
     p = _Parser(path, tuple_sink)
     fields = len(_TUPLE_FIELDS)
     run = _NO_RUN   # "trms\t" or "rms\t" within a run of such records
+    block_run = _NO_RUN   # the same, or "totals\t": records read as blocks
     lineno = 0
     for lines, terminated in batches:
         if not terminated:   # the file's last line, cut short: not parsed
@@ -777,7 +893,18 @@ def _parse(batches: Iterable[Tuple[List[str], bool]], path: str,
             if p.seen_end:
                 raise p.error("data after the 'end' record")
             raise p.error("last line is not terminated by a newline: the report is truncated")
-        for text in lines:
+        i = 0
+        one_by_one = 0   # the lines before this one are read record by record
+        while i < len(lines):
+            text = lines[i]
+            if i >= one_by_one and text.startswith(block_run):
+                end = _run_end(lines, i, block_run)
+                if end - i >= _MIN_BLOCK and _BLOCK_READERS[p.last_tag](p, lines[i:end], block_run, lineno):
+                    lineno += end - i
+                    i = end
+                    continue
+                one_by_one = end
+            i += 1
             lineno += 1
             p.lineno = lineno
             # Another record of the run with only integer fields, the right
@@ -789,6 +916,7 @@ def _parse(batches: Iterable[Tuple[List[str], bool]], path: str,
                     continue
             p.line(text)
             run = p.last_tag + "\t" if p.last_tag in _TUPLE_TAGS else _NO_RUN
+            block_run = p.last_tag + "\t" if p.last_tag in _BLOCK_READERS else _NO_RUN
         if lineno > MAX_RECORDS:
             raise p.error(f"more than {MAX_RECORDS:,} records, the most this reader reads")
     report = p.finish()
@@ -1125,6 +1253,45 @@ class _Consistency:
             if max_cost > acc[3]:
                 acc[3] = max_cost
             acc[4] += size * calls
+
+    def block_ok(self, metric: str, rows: "np.ndarray") -> bool:
+        """Whether every tuple of a block (rows of int64, fields below
+        2^60) keeps the relations add() checks, and its products and sums
+        stay exact in int64 (add_block's); False sends the block to add(),
+        record by record, which names what a tuple breaks."""
+        if self.kept is not None:   # the contexts' check needs the tuples: add() keeps them
+            return False
+        size, calls, min_cost, max_cost, cost, sum_sq, self_cost, induced, external = rows[:, 2:].T
+        wide = rows[:, 2:7].astype(float)   # size, calls, min, max, cost: their products fit?
+        if (max((wide[:, 3] * wide[:, 1]).max(), (wide[:, 3] * wide[:, 4]).max(),
+                (wide[:, 0] * wide[:, 1]).sum(), wide[:, 4].sum(), wide[:, 1].sum()) >= _EXACT_INT64):
+            return False
+        ok = ((0 < calls) & (min_cost <= max_cost) & (min_cost * calls <= cost)
+              & (cost <= max_cost * calls) & (min_cost * cost <= sum_sq) & (sum_sq <= max_cost * cost)
+              & (self_cost <= cost))
+        if metric == "trms":
+            ok &= induced + external <= size * calls
+        return bool(ok.all())
+
+    def add_block(self, metric: str, rows: "np.ndarray") -> None:
+        """add() of every tuple of a block that block_ok() accepted."""
+        thread, routine, size, calls, _, max_cost, cost, _, self_cost = rows[:, :9].T
+        starts = np.flatnonzero(np.r_[True, (thread[1:] != thread[:-1]) | (routine[1:] != routine[:-1])])
+        sums = np.add.reduceat(np.stack([calls, self_cost, cost, size * calls], axis=1), starts, axis=0)
+        highest = np.maximum.reduceat(max_cost, starts)
+        per = self.per
+        for (th, rid), (n, self_sum, cost_sum, sizes), top in zip(rows[starts, :2].tolist(), sums.tolist(),
+                                                                highest.tolist()):
+            acc = per.get((metric, th, rid))
+            if acc is None:
+                per[(metric, th, rid)] = [n, self_sum, cost_sum, top, sizes]
+            else:
+                acc[0] += n
+                acc[1] += self_sum
+                acc[2] += cost_sum
+                if top > acc[3]:
+                    acc[3] = top
+                acc[4] += sizes
 
     def tuple_problems(self, metric: str, t: CostTuple, line: Optional[int]) -> None:
         """The relations a tuple breaks, each named."""
