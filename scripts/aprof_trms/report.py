@@ -1217,6 +1217,8 @@ class _Consistency:
         self.problems: List[Tuple[Optional[int], str]] = []
         # (metric, thread, routine) -> [calls, self cost, cost, max cost, sum of sizes]
         self.per: Dict[Tuple[str, int, int], List[int]] = {}
+        # The sums of the blocks of tuples (add_block), per thread and routine.
+        self.per_blocks: List[np.ndarray] = []
         # The tuples, for the contexts' check of a report read into a sink.
         self.kept: Optional[Dict[str, Dict[Tuple[int, int, int], CostTuple]]] = None
 
@@ -1274,46 +1276,102 @@ class _Consistency:
         return bool(ok.all())
 
     def add_block(self, metric: str, rows: "np.ndarray") -> None:
-        """add() of every tuple of a block that block_ok() accepted."""
+        """add() of every tuple of a block that block_ok() accepted: its
+        sums per thread and routine are kept as an array (a dict entry per
+        thread and routine took 300 bytes), folded in by finish()."""
         thread, routine, size, calls, _, max_cost, cost, _, self_cost = rows[:, :9].T
         starts = np.flatnonzero(np.r_[True, (thread[1:] != thread[:-1]) | (routine[1:] != routine[:-1])])
         sums = np.add.reduceat(np.stack([calls, self_cost, cost, size * calls], axis=1), starts, axis=0)
         highest = np.maximum.reduceat(max_cost, starts)
-        per = self.per
-        for (th, rid), (n, self_sum, cost_sum, sizes), top in zip(rows[starts, :2].tolist(), sums.tolist(),
-                                                                highest.tolist()):
-            acc = per.get((metric, th, rid))
-            if acc is None:
-                per[(metric, th, rid)] = [n, self_sum, cost_sum, top, sizes]
-            else:
-                acc[0] += n
-                acc[1] += self_sum
-                acc[2] += cost_sum
-                if top > acc[3]:
-                    acc[3] = top
-                acc[4] += sizes
+        self.per_blocks.append(np.column_stack([
+            np.full(len(starts), METRICS.index(metric)), rows[starts, :2], sums[:, :3], highest, sums[:, 3]]))
 
-    def tuple_problems(self, metric: str, t: CostTuple, line: Optional[int]) -> None:
-        """The relations a tuple breaks, each named."""
-        where = f"{metric} tuple (thread {t.thread}, routine {t.routine}, size {t.size})"
-        if t.calls < 1:
-            self.bad(f"{where}: calls = 0", line)
-            return
-        if not t.min_cost <= t.max_cost:
-            self.bad(f"{where}: min cost {t.min_cost} > max cost {t.max_cost}", line)
-        if not t.min_cost * t.calls <= t.sum_cost <= t.max_cost * t.calls:
-            self.bad(f"{where}: sum cost {t.sum_cost} not within calls*[min, max]", line)
-        if not t.min_cost * t.sum_cost <= t.sum_sq_cost <= t.max_cost * t.sum_cost:
-            self.bad(f"{where}: sum of squares {t.sum_sq_cost} not within [min*sum, max*sum]", line)
-        if t.sum_self_cost > t.sum_cost:
-            self.bad(f"{where}: sum self cost {t.sum_self_cost} > sum cost {t.sum_cost}", line)
-        if metric == "trms" and t.sum_thread_induced + t.sum_external > t.size * t.calls:
-            self.bad(f"{where}: induced reads {t.sum_thread_induced} + {t.sum_external} "
-                     f"exceed the sum of TRMS values {t.size * t.calls}", line)
+    def _per_rows(self) -> "Optional[np.ndarray]":
+        """The sums of per and per_blocks as int64 rows (metric index,
+        thread, routine, then per's five values), one per key, sorted; None
+        where a sum could pass int64."""
+        rows = list(self.per_blocks)
+        try:
+            rows.append(np.array([(METRICS.index(m), th, rid, *acc) for (m, th, rid), acc in self.per.items()],
+                                 dtype=np.int64).reshape(-1, 8))
+        except OverflowError:
+            return None
+        rows = np.concatenate(rows)
+        if rows[:, 3:].astype(float).sum(axis=0).max() >= _EXACT_INT64:
+            return None
+        rows = rows[np.lexsort((rows[:, 2], rows[:, 1], rows[:, 0]))]
+        starts = np.flatnonzero(np.r_[True, (rows[1:, :3] != rows[:-1, :3]).any(axis=1)])
+        merged = np.add.reduceat(rows, starts, axis=0)
+        merged[:, :3] = rows[starts, :3]
+        merged[:, 6] = np.maximum.reduceat(rows[:, 6], starts)
+        return merged
+
+    def _fold_blocks(self) -> None:
+        """The sums of per_blocks into per (for finish()'s checks one by one)."""
+        for key_and_sums in np.concatenate(self.per_blocks).tolist() if self.per_blocks else ():
+            m, th, rid, *sums = key_and_sums
+            acc = self.per.get((METRICS[m], th, rid))
+            if acc is None:
+                self.per[(METRICS[m], th, rid)] = sums
+            else:
+                acc[0] += sums[0]
+                acc[1] += sums[1]
+                acc[2] += sums[2]
+                acc[3] = max(acc[3], sums[3])
+                acc[4] += sums[4]
+        self.per_blocks = []
+
+    def _totals_hold(self, report: "Report") -> bool:
+        """Whether finish()'s relations between the totals, the tuples'
+        sums and the threads all hold, computed on arrays (a large report
+        has hundreds of thousands of totals); False when one does not, or
+        a number passes int64 (then finish() checks them one by one)."""
+        per = self._per_rows()
+        if per is None:
+            return False
+        try:
+            totals = np.array(list(report.totals.values()), dtype=np.int64).reshape(-1, 5)
+            serials = np.array(sorted(report.threads), dtype=np.int64)
+            thread_totals = np.array([report.threads[t].total_cost for t in serials.tolist()], dtype=np.int64)
+        except OverflowError:
+            return False
+        totals = totals[np.lexsort((totals[:, 1], totals[:, 0]))]
+        thread, calls, self_cost, cumulative = totals[:, 0], totals[:, 2], totals[:, 3], totals[:, 4]
+        limit = thread_totals[np.searchsorted(serials, thread)]
+        if not ((calls >= 1) & (cumulative <= limit) & (self_cost <= cumulative)).all():
+            return False
+        by_metric = [per[per[:, 0] == i] for i in range(len(METRICS))]
+        for rows in by_metric:
+            if rows.shape[0] != totals.shape[0] or (rows[:, 1:3] != totals[:, :2]).any():
+                return False   # a total without tuples of the metric, or the reverse
+            n, self_sum, cost_sum, highest = rows[:, 3], rows[:, 4], rows[:, 5], rows[:, 6]
+            if not ((n == calls) & (self_sum == self_cost) & (highest <= cumulative)
+                    & (cumulative <= cost_sum)).all():
+                return False
+        if (by_metric[METRICS.index("rms")][:, 7] > by_metric[METRICS.index("trms")][:, 7]).any():
+            return False
+        used = np.unique(thread)
+        self_sums = np.bincount(np.searchsorted(serials, thread), weights=self_cost.astype(float),
+                                minlength=len(serials))
+        if (self_sums >= _EXACT_INT64).any():
+            return False
+        exact = np.zeros(len(serials), dtype=np.int64)
+        np.add.at(exact, np.searchsorted(serials, thread), self_cost)
+        return bool((exact <= thread_totals).all()
+                    and (thread_totals[np.searchsorted(serials, used)] != 0).all())
 
     def finish(self, report: Report, totals_lines: Optional[Dict[Tuple[int, int], int]] = None) -> None:
         """The relations between the records of `report`, whose tuples were
         given to add(); totals_lines: the line of each totals record."""
+        if self.per_blocks and self._totals_hold(report):
+            self.calls_and_routines(report)
+            return
+        self._fold_blocks()
+        self._check_totals(report, totals_lines)
+        self.calls_and_routines(report)
+
+    def _check_totals(self, report: Report, totals_lines: Optional[Dict[Tuple[int, int], int]]) -> None:
+        """finish()'s relations of the totals, one by one, each named."""
         lines = totals_lines or {}
         per = self.per
         self_per_thread: Dict[int, int] = {}
@@ -1356,7 +1414,24 @@ class _Consistency:
                          f"{report.threads[th].total_cost}")
             if report.threads[th].total_cost == 0:
                 self.bad(f"thread {th}: total cost 0, but it has activations")
-        self.calls_and_routines(report)
+
+    def tuple_problems(self, metric: str, t: CostTuple, line: Optional[int]) -> None:
+        """The relations a tuple breaks, each named."""
+        where = f"{metric} tuple (thread {t.thread}, routine {t.routine}, size {t.size})"
+        if t.calls < 1:
+            self.bad(f"{where}: calls = 0", line)
+            return
+        if not t.min_cost <= t.max_cost:
+            self.bad(f"{where}: min cost {t.min_cost} > max cost {t.max_cost}", line)
+        if not t.min_cost * t.calls <= t.sum_cost <= t.max_cost * t.calls:
+            self.bad(f"{where}: sum cost {t.sum_cost} not within calls*[min, max]", line)
+        if not t.min_cost * t.sum_cost <= t.sum_sq_cost <= t.max_cost * t.sum_cost:
+            self.bad(f"{where}: sum of squares {t.sum_sq_cost} not within [min*sum, max*sum]", line)
+        if t.sum_self_cost > t.sum_cost:
+            self.bad(f"{where}: sum self cost {t.sum_self_cost} > sum cost {t.sum_cost}", line)
+        if metric == "trms" and t.sum_thread_induced + t.sum_external > t.size * t.calls:
+            self.bad(f"{where}: induced reads {t.sum_thread_induced} + {t.sum_external} "
+                     f"exceed the sum of TRMS values {t.size * t.calls}", line)
 
     def calls_and_routines(self, report: Report) -> None:
         """Call edges within activations, contexts adding up, every routine
