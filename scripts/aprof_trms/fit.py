@@ -272,6 +272,15 @@ class FitResult:
             return None
         return min(power.k_low, growth), max(power.k_high, growth)
 
+    def slim(self) -> "FitResult":
+        """The result with only the candidates that are shown or needed:
+        the best, the runner-up and the free power whose interval
+        `interval` reads. A command holding the results of 100,000s of
+        routines keeps a few hundred bytes each, not a dozen fits."""
+        power = next((f for f in self.candidates if f.model == "n^k" and f.k_low is not None), None)
+        kept = [f for f in self.candidates if f is self.best or f is self.runner_up or f is power]
+        return dataclasses.replace(self, candidates=kept)
+
     def slopes(self) -> Optional[Tuple[float, float]]:
         """(the model's, the points') log-log slope at the largest sizes
         (evidence.py), or None when either cannot be told."""
@@ -926,25 +935,48 @@ def routine_points(routine, metric: str = "trms", statistic: str = "max"):
     max, avg, min or total (sum) cost of its activations."""
     if statistic not in STATISTICS:
         raise ValueError(f"unknown statistic {statistic!r} (expected one of {STATISTICS})")
-    pairs = sorted(routine.points(metric).items())   # sizes are unique: no Point is compared
+    points = routine.points(metric)
+    if statistic in ("max", "min", "total") and hasattr(points, "sizes_and_field"):
+        # A profile's compact points (profile.PointMap): the column itself.
+        return points.sizes_and_field({"max": "max_cost", "min": "min_cost", "total": "sum_cost"}[statistic])
+    pairs = sorted(points.items())   # sizes are unique: no Point is compared
     get = {"max": lambda p: p.max_cost, "min": lambda p: p.min_cost,
            "avg": lambda p: p.avg_cost, "total": lambda p: p.sum_cost}[statistic]
     return [size for size, _ in pairs], [get(point) for _, point in pairs]
 
 
-def fit_routines(routines: Sequence, metric: str = "trms",
-                 statistic: str = "max") -> List[Union[FitResult, ValueError]]:
+def fit_routines(routines: Sequence, metric: str = "trms", statistic: str = "max",
+                 slim: bool = False) -> List[Union[FitResult, ValueError]]:
     """fit_routine() of each routine, in order: its FitResult or the
     NotEnoughPoints (or other ValueError) it would raise; fitted together
-    (fit_many)."""
-    return fit_routines_by_metric(routines, (metric,), statistic)[metric]
+    (fit_many). slim: as fit_routines_by_metric."""
+    return fit_routines_by_metric(routines, (metric,), statistic, slim)[metric]
 
 
-def fit_routines_by_metric(routines: Sequence, metrics: Sequence[str], statistic: str = "max") \
-        -> Dict[str, List[Union[FitResult, ValueError]]]:
+_SLIM_CHUNK = 5000   # routines fitted together when the results are slimmed
+
+
+def fit_routines_by_metric(routines: Sequence, metrics: Sequence[str], statistic: str = "max",
+                           slim: bool = False) -> Dict[str, List[Union[FitResult, ValueError]]]:
     """fit_routines() for each metric, all in one fit_many() call: a
     routine whose TRMS and RMS points are the same (no induced first read,
-    most routines of most programs) is fitted once."""
+    most routines of most programs) is fitted once. slim: the results are
+    FitResult.slim(), the routines fitted _SLIM_CHUNK at a time, so that
+    the full results of only so many are held at once."""
+    if not slim:
+        return _fit_routines_by_metric(routines, metrics, statistic)
+    out: Dict[str, List[Union[FitResult, ValueError]]] = {metric: [] for metric in metrics}
+    for first in range(0, len(routines), _SLIM_CHUNK):
+        full = _fit_routines_by_metric(routines[first:first + _SLIM_CHUNK], metrics, statistic)
+        slimmed: Dict[int, FitResult] = {}   # by id: a result shared by two point sets stays shared
+        for metric, results in full.items():
+            out[metric] += [slimmed.setdefault(id(r), r.slim()) if isinstance(r, FitResult) else r
+                            for r in results]
+    return out
+
+
+def _fit_routines_by_metric(routines: Sequence, metrics: Sequence[str], statistic: str) \
+        -> Dict[str, List[Union[FitResult, ValueError]]]:
     point_sets = [routine_points(r, metric, statistic) for metric in metrics for r in routines]
     results = fit_many(point_sets)
     out = {}

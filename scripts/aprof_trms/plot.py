@@ -131,11 +131,12 @@ class FitInfo:
     reason: str = ""                  # "no fit: ..." when result is None
 
 
-def fit_infos(aprof_fit, routines, metrics: Sequence[str]) -> Dict[str, List[FitInfo]]:
+def fit_infos(aprof_fit, routines, metrics: Sequence[str], slim: bool = False) -> Dict[str, List[FitInfo]]:
     """The worst-case fit of each routine by each metric, or why there is
     none; the routines are fitted together (aprof_fit.fit_routines_by_metric:
-    much faster than one by one, same TRMS and RMS points fitted once)."""
-    results = aprof_fit.fit_routines_by_metric(routines, metrics, "max")
+    much faster than one by one, same TRMS and RMS points fitted once;
+    slim: results without the candidates not shown, for many routines)."""
+    results = aprof_fit.fit_routines_by_metric(routines, metrics, "max", slim)
     return {metric: [_fit_info(aprof_fit, routine, metric, result)
                      for routine, result in zip(routines, results[metric])] for metric in metrics}
 

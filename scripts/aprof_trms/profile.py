@@ -92,6 +92,7 @@ assert tuple(f.name for f in dataclasses.fields(Point)) == aprof_report.CostTupl
 
 _POINT_FIELDS = len(aprof_report.CostTuple._fields) - 3   # after thread, routine and size
 _EXACT_INT64 = float(1 << 62)   # sums below this are exact in int64
+_FIELD_INDEX = {name: i for i, name in enumerate(aprof_report.CostTuple._fields[3:])}
 
 
 class PointMap(Mapping):
@@ -138,6 +139,13 @@ class PointMap(Mapping):
     def items(self) -> Iterator[Tuple[int, Point]]:   # type: ignore[override]
         fields, n = self._fields, _POINT_FIELDS
         return ((size, Point(size, *fields[i * n:(i + 1) * n])) for i, size in enumerate(self._sizes))
+
+    def sizes_and_field(self, field: str) -> Tuple[List[int], List[int]]:
+        """The sizes in increasing order and one field of their Points
+        ("max_cost", ...), as lists: no Point is made."""
+        self.compact()
+        i = _FIELD_INDEX[field]
+        return list(self._sizes), list(self._fields[i::_POINT_FIELDS])
 
     def values(self) -> Iterator[Point]:   # type: ignore[override]
         return (point for _, point in self.items())

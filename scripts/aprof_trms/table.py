@@ -182,7 +182,8 @@ def add_fits(rows: List[RoutineRow]) -> None:
     """Fits the routines of the rows (made with fit=False), all together:
     a command that shows some of its rows fits only those."""
     routines = [row.routine for row in rows]
-    by_metric = fit_infos(aprof_fit, routines, aprof_report.METRICS)
+    # The rows show the best fit, its doubts and the runner-up only.
+    by_metric = fit_infos(aprof_fit, routines, aprof_report.METRICS, slim=True)
     for i, row in enumerate(rows):
         row.fits = {m: by_metric[m][i] for m in aprof_report.METRICS}
 
