@@ -34,6 +34,7 @@ import array
 import bisect
 import dataclasses
 import fnmatch
+import operator
 import os
 from collections.abc import Mapping
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
@@ -235,21 +236,29 @@ class RoutineProfile:
     @property
     def sum_trms(self) -> int:
         """Sum of TRMS over activations (the induced reads are part of it)."""
-        return sum(size * p.calls for size, p in self.trms.items())
+        return sum(map(operator.mul, *_column(self.trms, "calls")))
 
     @property
     def sum_rms(self) -> int:
-        return sum(size * p.calls for size, p in self.rms.items())
+        return sum(map(operator.mul, *_column(self.rms, "calls")))
 
     @property
     def thread_induced(self) -> int:
         """Induced first reads whose value came from another thread."""
-        return sum(p.sum_thread_induced for p in self.trms.values())
+        return sum(_column(self.trms, "sum_thread_induced")[1])
 
     @property
     def external(self) -> int:
         """Induced first reads whose value came from the kernel (I/O)."""
-        return sum(p.sum_external for p in self.trms.values())
+        return sum(_column(self.trms, "sum_external")[1])
+
+
+def _column(points: Mapping, field: str) -> Tuple[List[int], List[int]]:
+    """The sizes and one field of the points (a PointMap, or a dict of
+    Points): from a PointMap's arrays, without making Points."""
+    if isinstance(points, PointMap):
+        return points.sizes_and_field(field)
+    return list(points), [getattr(p, field) for p in points.values()]
 
 
 class ContextProfile(RoutineProfile):
