@@ -41,7 +41,7 @@ import os
 import shutil
 import sys
 import textwrap
-from typing import List, Optional
+from typing import Iterator, List, Optional
 
 from . import cli
 from . import profile as aprof_profile
@@ -68,10 +68,10 @@ def _cells(row: table.RoutineRow, sources: bool) -> List[str]:
 
 
 def format_table(rows: List[table.RoutineRow], width: int, full_names: bool,
-                 sources: bool = False) -> List[str]:
-    """Lines of the table: numeric columns right-aligned (with `sources`,
-    then the top producer's share and name), then the routine with its
-    object, shortened to what is left of `width`."""
+                 sources: bool = False) -> Iterator[str]:
+    """Lines of the table, one at a time: numeric columns right-aligned
+    (with `sources`, then the top producer's share and name), then the
+    routine with its object, shortened to what is left of `width`."""
     shown = table.COLUMNS + table.SOURCE_COLUMNS if sources else table.COLUMNS
     columns = [c for c in shown if c.key not in ("name", "object")]
     cells = [_cells(row, sources) for row in rows]
@@ -82,12 +82,11 @@ def format_table(rows: List[table.RoutineRow], width: int, full_names: bool,
         return " ".join(t.rjust(w) if c.numeric else t.ljust(w)
                         for c, t, w in zip(columns, texts, widths))
 
-    lines = [line([c.header for c in columns]) + " routine [object]"]
+    yield line([c.header for c in columns]) + " routine [object]"
     for row, r in zip(rows, cells):
         where = f" [{printable(os.path.basename(row.object))}]"
         name = printable(row.name) if full_names else short_name(row.name, max(8, left - len(where)))
-        lines.append(line(r) + " " + name + where)
-    return lines
+        yield line(r) + " " + name + where
 
 
 TREE_CHOICES = ("none", "caller", "calling", "both")
@@ -111,7 +110,10 @@ def edge_lines(profile: aprof_profile.Profile, key, tree: str, width: int,
     return lines
 
 
-def section(title: str, profile: aprof_profile.Profile, args) -> List[str]:
+def section(title: str, profile: aprof_profile.Profile, args) -> Iterator[str]:
+    """The lines of one table and its account, one at a time (a table of
+    100,000 routines is written as it is made, not held whole); its rows
+    are chosen and fitted before (errors come before any line)."""
     selection = select.select_routines(profile, args, apply_limit=False)
     # Only the rows shown are fitted, unless the order needs every fit.
     fit_all = args.sort in table.FIT_COLUMNS
@@ -123,15 +125,21 @@ def section(title: str, profile: aprof_profile.Profile, args) -> List[str]:
         rows = rows[:args.top]
     if not fit_all:
         table.add_fits(rows)
-    lines = [f"{title}: total cost {profile.total_cost} {profile.cost_metric}, "
-             f"{len(profile.routines)} routines, sorted by {args.sort} "
-             f"({'ascending' if args.ascending else 'descending'})", ""]
+    return _section_lines(title, profile, args, rows, account)
+
+
+def _section_lines(title: str, profile: aprof_profile.Profile, args, rows: List[table.RoutineRow],
+                   account: str) -> Iterator[str]:
+    yield from [f"{title}: total cost {profile.total_cost} {profile.cost_metric}, "
+                f"{len(profile.routines)} routines, sorted by {args.sort} "
+                f"({'ascending' if args.ascending else 'descending'})", ""]
     table_lines = (format_table(rows, args.width, args.full_names, bool(profile.sources)) if rows
-                   else ["(no routine to show)"])
+                   else iter(["(no routine to show)"]))
     if args.tree == "none" or not rows:
-        lines += table_lines
+        yield from table_lines
     else:
-        lines.append(table_lines[0])
+        table_lines = list(table_lines)
+        lines = [table_lines[0]]
         for row, line in zip(rows, table_lines[1:]):
             lines.append(line)
             edges = edge_lines(profile, row.routine.key, args.tree, args.width, args.full_names)
@@ -141,7 +149,9 @@ def section(title: str, profile: aprof_profile.Profile, args) -> List[str]:
         if not profile.calls:
             account += (" --tree: the reports have no call records (format version 3 and later "
                         "have them), so no callers or callees are listed.")
-    return lines + [""] + textwrap.wrap(account, args.width, break_on_hyphens=False)
+        yield from lines
+    yield ""
+    yield from textwrap.wrap(account, args.width, break_on_hyphens=False)
 
 
 def terminal_width() -> int:
@@ -186,10 +196,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     else:
         parts = [("merged", aprof_profile.load_profile(args.reports))]
     cli.warn_kernel_writes([m for _, profile in parts for m in profile.kernel_writes_unseen])
-    lines: List[str] = []
-    for title, profile in parts:
-        if lines:
-            lines.append("")
-        lines += section(title, profile, args)
-    sys.stdout.write("\n".join(lines) + "\n")
+    for i, lines in enumerate([section(title, profile, args) for title, profile in parts]):
+        if i:
+            sys.stdout.write("\n")   # a blank line between the tables
+        sys.stdout.writelines(line + "\n" for line in lines)
     return cli.EXIT_OK

@@ -99,7 +99,7 @@ def fit_growth(info: FitInfo) -> float:
     return info.result.best.growth_exponent() if info.result else -1.0
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)   # one per routine: 100,000s in a large program
 class RoutineRow:
     routine: aprof_profile.RoutineProfile
     name: str                 # demangled, @0x... when aprof_profile told same names apart
