@@ -87,6 +87,7 @@ routine); the exponent search of "n^k" is scipy's bounded Brent method
 (minimize_scalar(method="bounded")) step for step, on every row at once.
 """
 import dataclasses
+import functools
 import math
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
@@ -581,7 +582,7 @@ class _Batch:
         ratio = self.clusters[:, None] * np.log(np.maximum(grid_rss, floor) / best)
         return _likelihood_bounds(grid, ratio, k)
 
-    @property
+    @functools.cached_property
     def clusters(self) -> np.ndarray:
         """Clusters of sizes per row (evidence.size_clusters)."""
         return np.array([evidence.size_clusters(row) for row in self.n.tolist()], dtype=float)
@@ -692,21 +693,24 @@ def _tail_ratio(result: "FitResult") -> Tuple[float, int]:
     largest = sorted(set(result.sizes), reverse=True)   # at least MIN_DISTINCT_SIZES of them
     count = max(3, sum(1 for s in largest if s * TAIL_SPAN >= largest[0]))
     tail = [(n, y) for n, y in zip(result.sizes, result.costs) if n >= largest[count - 1]]
-    with np.errstate(all="ignore"):
-        predicted = np.asarray(result.best.predict([n for n, _ in tail]), dtype=float).tolist()
+    predicted = np.asarray(result.best.predict([n for n, _ in tail]), dtype=float).tolist()
     ratios = [p / max(y, 1.0) for p, (_, y) in zip(predicted, tail)]
     if any(r != r for r in ratios):   # NaN: numpy.median's answer
         return math.nan, count
     return _median(ratios), count
 
 
-def _doubts(result: "FitResult") -> List[str]:
+def _doubts(result: "FitResult", clusters: Optional[int] = None) -> List[str]:
+    """Why the fit is inconclusive (fit_points); clusters: of the sizes
+    fitted, when known (evidence.size_clusters)."""
+    if clusters is None:
+        clusters = evidence.size_clusters(result.sizes)
     best, ru = result.best, result.runner_up
     doubts = []
     used = len(set(result.sizes))
     if used < CONFIDENT_SIZES:
         doubts.append(f"only {used} distinct sizes fitted (confident from {CONFIDENT_SIZES})")
-    doubts += _thin_evidence(result, used)
+    doubts += _thin_evidence(result, used, clusters)
     if best.model == "1":
         # R^2 of a constant is 0 by definition: its doubt is a wide spread.
         low, high = min(result.costs), max(result.costs)
@@ -732,11 +736,11 @@ def _doubts(result: "FitResult") -> List[str]:
     return doubts
 
 
-def _thin_evidence(result: "FitResult", used: int) -> List[str]:
-    """Doubts about the points themselves (`used` distinct sizes): sizes in
-    few clusters or over a narrow range, most points off the upper envelope."""
+def _thin_evidence(result: "FitResult", used: int, clusters: int) -> List[str]:
+    """Doubts about the points themselves (`used` distinct sizes in
+    `clusters` clusters): sizes in few clusters or over a narrow range,
+    most points off the upper envelope."""
     doubts = []
-    clusters = evidence.size_clusters(result.sizes)
     if clusters < CONFIDENT_CLUSTERS and used >= CONFIDENT_SIZES:
         doubts.append(f"its {used} sizes fall in {clusters} clusters "
                       f"(confident from {CONFIDENT_CLUSTERS})")
@@ -789,8 +793,9 @@ class _Prepared:
         self.n, self.y = n, y
 
 
-def _result(prepared: _Prepared, fits: List[Fit], integer: bool) -> FitResult:
-    """The FitResult of a point set from its fits (fit_points' rules)."""
+def _result(prepared: _Prepared, fits: List[Fit], integer: bool, clusters: float) -> FitResult:
+    """The FitResult of a point set from its fits (fit_points' rules);
+    clusters: of its sizes (evidence.size_clusters)."""
     notes = prepared.notes
     sizes, costs = prepared.n, prepared.y
     rise = _rise(sizes, costs, integer)
@@ -822,7 +827,7 @@ def _result(prepared: _Prepared, fits: List[Fit], integer: bool) -> FitResult:
         bound = "at least" if result.best.k >= K_RANGE[1] - 1e-3 else "at most"
         notes.append(f"free exponent at the fitter's bound: growth is {bound} "
                      f"n^{result.best.k:g}")
-    result.doubts = prepared.doubts + _doubts(result)
+    result.doubts = prepared.doubts + _doubts(result, int(clusters))
     return result
 
 
@@ -849,8 +854,13 @@ def _fit_batch(prepared: List[_Prepared]) -> List[FitResult]:
     # A model whose AICc is undefined (too few points for its parameters:
     # "n^k" on 5 points) is left out.
     by_model = [batch.fit(model) for model in MODELS if batch.m - _params(model) - 2 > 0]
-    return [_result(p, list(fits), integer)
-            for p, integer, *fits in zip(prepared, batch.integer.tolist(), *by_model)]
+    # The models' predictions at the largest sizes may overflow or be 0
+    # (_tail_ratio): no warning, for all the rows at once (numpy's error
+    # state costs more to set than a row's prediction).
+    with np.errstate(all="ignore"):
+        return [_result(p, list(fits), integer, clusters)
+                for p, integer, clusters, *fits in zip(prepared, batch.integer.tolist(),
+                                                       batch.clusters.tolist(), *by_model)]
 
 
 def fit_many(point_sets: Sequence[Tuple[Sequence[float], Sequence[float]]],
