@@ -248,12 +248,39 @@ class FitResult:
     costs: List[float] = dataclasses.field(default_factory=list)   # (the upper envelope)
     left_out: int = 0       # points below the upper envelope, not fitted
     notes: List[str] = dataclasses.field(default_factory=list)     # what the reader must know
-    doubts: List[str] = dataclasses.field(default_factory=list)    # why it is inconclusive
+    # The doubts known when the points were prepared (two regimes), and the
+    # clusters of the sizes fitted: the property doubts adds the others.
+    prior_doubts: List[str] = dataclasses.field(default_factory=list)
+    clusters: Optional[int] = None
     # The points' log-log slope at the largest sizes (evidence.tail_slope),
     # measured once; None when they cannot tell one.
     points_slope: Optional[float] = None
-    # The chosen model's log-log slope at the largest size, set by _doubts().
-    model_slope: Optional[float] = None
+    # The property doubts and model_slope, once computed (judged: doubts).
+    judged: Optional[List[str]] = None
+    model_slope_known: bool = False
+    model_slope_value: Optional[float] = None
+
+    @property
+    def doubts(self) -> List[str]:
+        """Why the fit is inconclusive (fit_points), worked out on first use:
+        a command comparing 200,000 fits reads the doubts of a few."""
+        if self.judged is None:
+            with np.errstate(all="ignore"):   # the predictions at the largest sizes may overflow
+                self.judge()
+        return self.judged
+
+    def judge(self) -> None:
+        """Works out the doubts (under numpy's error state "ignore")."""
+        self.judged = self.prior_doubts + _doubts(self, self.clusters)
+
+    @property
+    def model_slope(self) -> Optional[float]:
+        """The chosen model's log-log slope at the largest size
+        (evidence.local_slope), computed on first use."""
+        if not self.model_slope_known:
+            self.model_slope_value = evidence.local_slope(self.best.predict, max(self.sizes))
+            self.model_slope_known = True
+        return self.model_slope_value
 
     @property
     def conclusive(self) -> bool:
@@ -728,7 +755,7 @@ def _doubts(result: "FitResult", clusters: Optional[int] = None) -> List[str]:
             and abs(ru.growth_exponent() - best.growth_exponent()) >= DISTINCT_GROWTH):
         doubts.append(f"runner-up {model_label(ru)} fits about as well "
                       f"(ΔAICc {ru.criterion - best.criterion:+.1f})")
-    result.model_slope = evidence.local_slope(best.predict, max(result.sizes))
+    result.model_slope_known = False   # that of this best model
     slopes = result.slopes()
     if slopes is not None and abs(slopes[0] - slopes[1]) > evidence.SLOPE_TOLERANCE:
         doubts.append(f"grows with slope {slopes[0]:.2f} at the largest sizes, where its points "
@@ -827,7 +854,7 @@ def _result(prepared: _Prepared, fits: List[Fit], integer: bool, clusters: float
         bound = "at least" if result.best.k >= K_RANGE[1] - 1e-3 else "at most"
         notes.append(f"free exponent at the fitter's bound: growth is {bound} "
                      f"n^{result.best.k:g}")
-    result.doubts = prepared.doubts + _doubts(result, int(clusters))
+    result.prior_doubts, result.clusters = prepared.doubts, int(clusters)
     return result
 
 
@@ -848,8 +875,9 @@ def _log_log_power(sizes: List[float], costs: List[float]) -> Optional[Fit]:
     return _Batch(n, y).fit("n^k", min(slope, 10.0))[0]
 
 
-def _fit_batch(prepared: List[_Prepared]) -> List[FitResult]:
-    """FitResults of point sets of equal size, every model fitted on all at once."""
+def _fit_batch(prepared: List[_Prepared], judge: bool) -> List[FitResult]:
+    """FitResults of point sets of equal size, every model fitted on all at
+    once; judge: their doubts worked out now, else on first use."""
     batch = _Batch(np.array([p.n for p in prepared]), np.array([p.y for p in prepared]))
     # A model whose AICc is undefined (too few points for its parameters:
     # "n^k" on 5 points) is left out.
@@ -858,18 +886,24 @@ def _fit_batch(prepared: List[_Prepared]) -> List[FitResult]:
     # (_tail_ratio): no warning, for all the rows at once (numpy's error
     # state costs more to set than a row's prediction).
     with np.errstate(all="ignore"):
-        return [_result(p, list(fits), integer, clusters)
-                for p, integer, clusters, *fits in zip(prepared, batch.integer.tolist(),
-                                                       batch.clusters.tolist(), *by_model)]
+        results = [_result(p, list(fits), integer, clusters)
+                   for p, integer, clusters, *fits in zip(prepared, batch.integer.tolist(),
+                                                          batch.clusters.tolist(), *by_model)]
+        for result in results if judge else ():
+            result.judge()
+    return results
 
 
 def fit_many(point_sets: Sequence[Tuple[Sequence[float], Sequence[float]]],
-             min_distinct: int = MIN_DISTINCT_SIZES) -> List[Union[FitResult, ValueError]]:
+             min_distinct: int = MIN_DISTINCT_SIZES, judge: bool = True) \
+        -> List[Union[FitResult, ValueError]]:
     """fit_points() of each (sizes, costs), in order: its FitResult, or the
     ValueError (NotEnoughPoints, bad points) fit_points() would raise. The
     point sets with the same number of points fitted are solved together,
     a few thousand at a time: much faster than one by one. Identical point
-    sets are fitted once and share their result (not to be modified)."""
+    sets are fitted once and share their result (not to be modified).
+    judge=False leaves each result's doubts to be worked out when read
+    (FitResult.doubts): for a caller that reads those of a few only."""
     if min_distinct < MIN_DISTINCT_SIZES:
         raise ValueError(f"min_distinct must be at least {MIN_DISTINCT_SIZES}: "
                          "the criterion cannot compare the models on fewer points")
@@ -893,7 +927,7 @@ def fit_many(point_sets: Sequence[Tuple[Sequence[float], Sequence[float]]],
         step = max(1, _BATCH_CELLS // (m * 16))
         for first in range(0, len(group), step):
             part = group[first:first + step]
-            for (i, _), result in zip(part, _fit_batch([p for _, p in part])):
+            for (i, _), result in zip(part, _fit_batch([p for _, p in part], judge)):
                 out[i] = result
     for i, first in same_as:
         out[i] = out[first]
@@ -956,28 +990,29 @@ def routine_points(routine, metric: str = "trms", statistic: str = "max"):
 
 
 def fit_routines(routines: Sequence, metric: str = "trms", statistic: str = "max",
-                 slim: bool = False) -> List[Union[FitResult, ValueError]]:
+                 slim: bool = False, judge: bool = True) -> List[Union[FitResult, ValueError]]:
     """fit_routine() of each routine, in order: its FitResult or the
     NotEnoughPoints (or other ValueError) it would raise; fitted together
-    (fit_many). slim: as fit_routines_by_metric."""
-    return fit_routines_by_metric(routines, (metric,), statistic, slim)[metric]
+    (fit_many, whose judge this is). slim: as fit_routines_by_metric."""
+    return fit_routines_by_metric(routines, (metric,), statistic, slim, judge)[metric]
 
 
 _SLIM_CHUNK = 5000   # routines fitted together when the results are slimmed
 
 
 def fit_routines_by_metric(routines: Sequence, metrics: Sequence[str], statistic: str = "max",
-                           slim: bool = False) -> Dict[str, List[Union[FitResult, ValueError]]]:
+                           slim: bool = False, judge: bool = True) \
+        -> Dict[str, List[Union[FitResult, ValueError]]]:
     """fit_routines() for each metric, all in one fit_many() call: a
     routine whose TRMS and RMS points are the same (no induced first read,
     most routines of most programs) is fitted once. slim: the results are
     FitResult.slim(), the routines fitted _SLIM_CHUNK at a time, so that
     the full results of only so many are held at once."""
     if not slim:
-        return _fit_routines_by_metric(routines, metrics, statistic)
+        return _fit_routines_by_metric(routines, metrics, statistic, judge)
     out: Dict[str, List[Union[FitResult, ValueError]]] = {metric: [] for metric in metrics}
     for first in range(0, len(routines), _SLIM_CHUNK):
-        full = _fit_routines_by_metric(routines[first:first + _SLIM_CHUNK], metrics, statistic)
+        full = _fit_routines_by_metric(routines[first:first + _SLIM_CHUNK], metrics, statistic, judge)
         slimmed: Dict[int, FitResult] = {}   # by id: a result shared by two point sets stays shared
         for metric, results in full.items():
             out[metric] += [slimmed.setdefault(id(r), r.slim()) if isinstance(r, FitResult) else r
@@ -985,10 +1020,10 @@ def fit_routines_by_metric(routines: Sequence, metrics: Sequence[str], statistic
     return out
 
 
-def _fit_routines_by_metric(routines: Sequence, metrics: Sequence[str], statistic: str) \
-        -> Dict[str, List[Union[FitResult, ValueError]]]:
+def _fit_routines_by_metric(routines: Sequence, metrics: Sequence[str], statistic: str,
+                            judge: bool) -> Dict[str, List[Union[FitResult, ValueError]]]:
     point_sets = [routine_points(r, metric, statistic) for metric in metrics for r in routines]
-    results = fit_many(point_sets)
+    results = fit_many(point_sets, judge=judge)
     out = {}
     for j, metric in enumerate(metrics):
         mine = results[j * len(routines):(j + 1) * len(routines)]

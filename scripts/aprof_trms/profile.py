@@ -387,20 +387,22 @@ class _ReportPoints:
     report); the blocks are held as int64 arrays, then made into points
     all at once (compact), unless a record's values do not fit int64."""
 
-    def __init__(self) -> None:
+    def __init__(self, metrics: Sequence[str] = aprof_report.METRICS) -> None:
         self.of: Dict[int, Tuple[PointMap, PointMap]] = {}
-        # By metric: blocks of rows (routine, size, the Point's fields), and
-        # the records that came one by one.
-        self.blocks: Dict[str, List[np.ndarray]] = {m: [] for m in aprof_report.METRICS}
-        self.records: Dict[str, List[aprof_report.CostTuple]] = {m: [] for m in aprof_report.METRICS}
+        # By metric kept: blocks of rows (routine, size, the Point's fields),
+        # and the records that came one by one.
+        self.blocks: Dict[str, List[np.ndarray]] = {m: [] for m in metrics}
+        self.records: Dict[str, List[aprof_report.CostTuple]] = {m: [] for m in metrics}
 
     def add(self, metric: str, t: aprof_report.CostTuple) -> None:
-        self.records[metric].append(t)
+        if metric in self.records:
+            self.records[metric].append(t)
 
     __call__ = add   # the tuple sink itself, so that load() finds add_block
 
     def add_block(self, metric: str, rows: np.ndarray) -> None:
-        self.blocks[metric].append(rows[:, 1:])   # not the thread: points merge threads
+        if metric in self.blocks:
+            self.blocks[metric].append(rows[:, 1:])   # not the thread: points merge threads
 
     def _add_record(self, metric: str, t: Sequence[int]) -> None:
         both = self.of.get(t[1])   # the routine (by index: faster than by name)
@@ -409,7 +411,7 @@ class _ReportPoints:
         (both[0] if metric == "trms" else both[1]).add(t[2], t[3:])   # size, then the Point's fields
 
     def compact(self) -> None:
-        for metric in aprof_report.METRICS:
+        for metric in self.blocks:
             blocks, records = self.blocks[metric], self.records[metric]
             rows = None
             try:
@@ -626,17 +628,20 @@ class _HookedSink:
 
 def load_profile(paths: Iterable[str],
                  tuple_hook: Optional[aprof_report.TupleSink] = None,
-                 report_hook: Optional[Callable[[aprof_report.Report], None]] = None) -> Profile:
+                 report_hook: Optional[Callable[[aprof_report.Report], None]] = None,
+                 metrics: Sequence[str] = aprof_report.METRICS) -> Profile:
     """Loads and merges reports (see report_files), one at a time, merging
     each record as it is read: the reports are never held whole. A caller
     that needs more of each report than the Profile keeps gets every trms
     and rms record too (tuple_hook(metric, tuple), as it is read, or a
     block of them if the hook has a method add_block: aprof_report.TupleSink),
-    then the report without them (report_hook(report)). Raises
+    then the report without them (report_hook(report)). Only the points
+    of `metrics` are kept (the routines' others stay empty: a command
+    that reads one metric keeps half of them). Raises
     aprof_report.ReportError or ProfileError."""
     merger = _Merger()
     for path in report_files(paths):
-        points = _ReportPoints()
+        points = _ReportPoints(metrics)
         sink: aprof_report.TupleSink = points if tuple_hook is None else _HookedSink(points, tuple_hook)
         rep = aprof_report.load(path, tuple_sink=sink)
         merger.add(rep, points)

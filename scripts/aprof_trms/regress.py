@@ -69,11 +69,12 @@ class BadInput(cli.UserError):
     """Input that makes the comparison meaningless: exit status 1."""
 
 
-def load_side(paths: List[str], side: str) -> aprof_profile.Profile:
-    """The merged reports of one side. An error reads as every command's
-    (FILE:LINE: what), then says the side."""
+def load_side(paths: List[str], side: str, metric: str = "trms") -> aprof_profile.Profile:
+    """The merged reports of one side, with the points of `metric` only.
+    An error reads as every command's (FILE:LINE: what), then says the
+    side."""
     try:
-        return aprof_profile.load_profile(paths)
+        return aprof_profile.load_profile(paths, metrics=(metric,))
     except (aprof_report.ReportError, aprof_profile.ProfileError) as e:
         raise BadInput(f"{e} ({side})") from None
     except OSError as e:
@@ -105,9 +106,10 @@ def _fitted_pairs(keys: List, b: Dict, c: Dict, same: bool, metric: str, statist
     a side's once when both sides are the same profile."""
     for first in range(0, len(keys), _FIT_CHUNK):
         chunk = keys[first:first + _FIT_CHUNK]
-        base_results = aprof_fit.fit_routines([b[key] for key in chunk], metric, statistic)
+        # The doubts of a fit are read only where the growth changed.
+        base_results = aprof_fit.fit_routines([b[key] for key in chunk], metric, statistic, judge=False)
         cand_results = base_results if same else \
-            aprof_fit.fit_routines([c[key] for key in chunk], metric, statistic)
+            aprof_fit.fit_routines([c[key] for key in chunk], metric, statistic, judge=False)
         yield from zip(chunk, base_results, cand_results)
 
 
@@ -263,9 +265,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         p.error("--min-share must be >= 0")
     if args.min_evidence < 0:
         p.error("--min-evidence must be >= 0")
-    base = load_side(args.baseline, "baseline")
+    base = load_side(args.baseline, "baseline", args.metric)
     # The same reports on both sides (a check of the gate itself): read once.
-    cand = base if args.candidate == args.baseline else load_side(args.candidate, "candidate")
+    cand = base if args.candidate == args.baseline else load_side(args.candidate, "candidate", args.metric)
     lines, regressions = compare(base, cand, args.metric, args.statistic,
                                  args.tolerance, args.min_share, args.min_evidence, args.verbose)
     print("\n".join(lines))
