@@ -252,13 +252,23 @@ class FitResult:
     # clusters of the sizes fitted: the property doubts adds the others.
     prior_doubts: List[str] = dataclasses.field(default_factory=list)
     clusters: Optional[int] = None
-    # The points' log-log slope at the largest sizes (evidence.tail_slope),
-    # measured once; None when they cannot tell one.
-    points_slope: Optional[float] = None
-    # The property doubts and model_slope, once computed (judged: doubts).
+    # The properties doubts, points_slope and model_slope, once computed
+    # (judged: doubts).
     judged: Optional[List[str]] = None
+    points_slope_known: bool = False
+    points_slope_value: Optional[float] = None
     model_slope_known: bool = False
     model_slope_value: Optional[float] = None
+
+    @property
+    def points_slope(self) -> Optional[float]:
+        """The points' log-log slope at the largest sizes
+        (evidence.tail_slope), measured on first use; None when they cannot
+        tell one."""
+        if not self.points_slope_known:
+            self.points_slope_value = evidence.tail_slope(self.sizes, self.costs)
+            self.points_slope_known = True
+        return self.points_slope_value
 
     @property
     def doubts(self) -> List[str]:
@@ -848,8 +858,7 @@ def _result(prepared: _Prepared, fits: List[Fit], integer: bool, clusters: float
     if candidates[0].model != "1" and candidates[0].b <= 0.0:
         notes.append("no model grows with the data")
     result = FitResult(candidates[0], candidates[1] if len(candidates) > 1 else None,
-                       candidates, prepared.distinct, METHOD, sizes, costs, prepared.left_out, notes,
-                       points_slope=evidence.tail_slope(sizes, costs))
+                       candidates, prepared.distinct, METHOD, sizes, costs, prepared.left_out, notes)
     if result.at_bound:
         bound = "at least" if result.best.k >= K_RANGE[1] - 1e-3 else "at most"
         notes.append(f"free exponent at the fitter's bound: growth is {bound} "

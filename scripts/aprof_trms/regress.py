@@ -120,6 +120,13 @@ def exponent_interval(result: aprof_fit.FitResult) -> Tuple[float, float]:
     return result.interval or (g, g)
 
 
+def _change(routine: aprof_profile.RoutineProfile, base: aprof_fit.Fit, cand: aprof_fit.Fit) -> str:
+    """A routine's growth on both sides: "name (object): n -> n^2 (growth ...)"."""
+    gb, gc = base.growth_exponent(), cand.growth_exponent()
+    return (f"{_label(routine)}: {aprof_fit.model_label(base)} -> {aprof_fit.model_label(cand)} "
+            f"(growth {gb:.2f} -> {gc:.2f}, {gc - gb:+.2f})")
+
+
 def _unconfirmed(base: aprof_fit.FitResult, cand: aprof_fit.FitResult) -> str:
     """Why a change of growth between the sides cannot fail the gate, or ""."""
     for side, result in (("baseline", base), ("candidate", cand)):
@@ -178,12 +185,12 @@ def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: st
         fb, fc = (result.best for result in fitted)
         gb, gc = fb.growth_exponent(), fc.growth_exponent()
         delta = gc - gb
-        text = (f"{_label(rc)}: {aprof_fit.model_label(fb)} -> {aprof_fit.model_label(fc)} "
-                f"(growth {gb:.2f} -> {gc:.2f}, {delta:+.2f})")
-        detail = f"\n    baseline {fb.formula()}, candidate {fc.formula()}"
         if abs(delta) <= tolerance:
-            unchanged.append("UNCHANGED " + text)
+            # Counted; its line is written only with -v (100,000s of routines).
+            unchanged.append("UNCHANGED " + _change(rc, fb, fc) if verbose else "")
             continue
+        text = _change(rc, fb, fc)
+        detail = f"\n    baseline {fb.formula()}, candidate {fc.formula()}"
         # Only two confident fits whose exponents' intervals are disjoint,
         # and whose steeper side rejects the other side's class, count.
         doubt = _unconfirmed(*fitted)
