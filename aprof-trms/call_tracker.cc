@@ -5,6 +5,7 @@
 // Copyright (C) 2026, the aprof-trms authors.
 #include "call_tracker.h"
 
+#include "run_control.h"
 #include "runtime_hooks.h"
 #include "valgrind_headers.h"
 
@@ -97,22 +98,33 @@ void CallTracker::SignalReturned(ThreadId tid) {
   g_last_exit = context.interrupted_exit;
 }
 
+void CallTracker::ResolveRoutine(SuperblockInfo* block) {
+  if (block->routine_known) return;
+  block->routine = routines_.IdFor(block->address);
+  const RoutineInfo& info = routines_.info(block->routine);
+  block->routine_transparent = info.transparent;
+  if (info.collect_inside) engine_.MarkCollectInside(block->routine);
+  block->routine_known = true;
+}
+
 void CallTracker::Push(ThreadCalls& t, SuperblockInfo* block, uptr stack_pointer) {
   if (block->is_plt_stub) return;  // the stub jumps on to the callee
-  if (!block->routine_known) {
-    block->routine = routines_.IdFor(block->address);
-    block->routine_transparent = routines_.info(block->routine).transparent;
-    block->routine_known = true;
-  }
+  ResolveRoutine(block);
   if (block->routine_transparent) return;
+  if (APROF_UNLIKELY(dump_at_routines_)) DumpAtRoutine(block->routine, /*before=*/true);
   t.stack->frames.push_back({stack_pointer, block->routine});
-  engine_.Call(block->routine);
+  // The first frame of a coroutine's stack roots its contexts.
+  if (APROF_UNLIKELY(t.stack->frames.size() == 1 && t.stack != t.stacks[0]))
+    engine_.CallFirstOnStack(block->routine);
+  else
+    engine_.Call(block->routine);
   if (!t.signals.empty() && t.stack->frames.size() > t.signals.back().barrier)
     t.signals.back().handler_had_frame = true;
 }
 
 void CallTracker::Pop(ThreadCalls& t) {
   CallStack& s = *t.stack;
+  const RoutineId routine = s.frames.back().routine;
   s.frames.pop_back();
   if (APROF_UNLIKELY(s.frames.size() < s.earlier.size())) {
     // A frame suspended before (see Engine::Suspend).
@@ -121,6 +133,7 @@ void CallTracker::Pop(ThreadCalls& t) {
   } else {
     engine_.Return();
   }
+  if (APROF_UNLIKELY(dump_at_routines_)) DumpAtRoutine(routine, /*before=*/false);
 }
 
 bool CallTracker::Unwind(ThreadCalls& t, uptr stack_pointer, ExitKind how) {
@@ -153,10 +166,19 @@ void CallTracker::OnSuperblockEntry(SuperblockInfo* block, uptr stack_pointer) {
   g_last_exit = nullptr;
   // One comparison on the common path: is the stack pointer still on the
   // running stack, near its frames?
-  if (APROF_UNLIKELY(stack_pointer - t.window_low > t.window_last))
+  bool restart = false;
+  const bool resumed_goroutine =
+      APROF_UNLIKELY(exit.from && exit.from->enters_goroutine) && t.signals.empty();
+  if (APROF_UNLIKELY(resumed_goroutine)) {
+    GoroutineStack goroutine;
+    const bool named =
+        exit.from->names_goroutine && ResumedGoroutine(t.tid, stack_pointer, &goroutine);
+    FollowStackPointer(t, stack_pointer, block->is_function_entry, /*known_switch=*/true,
+                       named ? &goroutine : nullptr);
+  } else if (APROF_UNLIKELY(stack_pointer - t.window_low > t.window_last)) {
+    restart = StartsOver(t, block, stack_pointer);
     FollowStackPointer(t, stack_pointer, block->is_function_entry, /*known_switch=*/false);
-  else if (APROF_UNLIKELY(exit.from && exit.from->enters_goroutine) && t.signals.empty())
-    FollowStackPointer(t, stack_pointer, block->is_function_entry, /*known_switch=*/true);
+  }
 
   if (!t.signals.empty() && !t.signals.back().handler_entered) {
     t.signals.back().handler_entered = true;
@@ -178,8 +200,9 @@ void CallTracker::OnSuperblockEntry(SuperblockInfo* block, uptr stack_pointer) {
       call = block->is_function_entry || block->object != exit.from->object ||
              block->section != exit.from->section;
     }
-    if (call) Push(t, block, stack_pointer);
+    if (call && !restart) Push(t, block, stack_pointer);
   }
+  if (APROF_UNLIKELY(resumed_goroutine)) AwaitRestart(t, stack_pointer);
 }
 
 void CallTracker::ExitAllThreads() {

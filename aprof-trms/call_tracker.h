@@ -23,6 +23,7 @@
 
 #include "core/engine.h"
 #include "core/internal_vector.h"
+#include "go_preemption.h"
 #include "routine_table.h"
 #include "runtime_hooks.h"
 #include "superblock_info.h"
@@ -49,11 +50,21 @@ class CallTracker {
   void ExitAllThreads();
   // In a fork child, only `tid` remains.
   void ResetAfterFork(ThreadId tid);
+  // Hands g_pending_cost to the engine's current thread.
+  void FlushCost();
+  // --dump-before / --dump-after were given: calls and returns of routines
+  // ask DumpAtRoutine (run_control.h) from now on.
+  void WatchDumpRoutines() { dump_at_routines_ = true; }
 
   // Moves of a thread from one of its stacks to another (statistics).
   u64 stack_switches() const { return stack_switches_; }
   // Stacks that moved from one thread to another (statistics).
   u64 adopted_stacks() const { return adopted_stacks_; }
+  // Goroutine stacks the Go runtime copied elsewhere, whose frames moved
+  // with them (statistics).
+  u64 copied_stacks() const { return copied_stacks_; }
+  // Suspended stacks whose memory a goroutine's stack took over (statistics).
+  u64 retired_stacks() const { return retired_stacks_; }
   // Counted with APROF_STATS only (core/platform.h): calls of the entry
   // hook, and frames closed by unwinding (returns, longjmp, exceptions).
   u64 superblock_entries() const { return superblock_entries_; }
@@ -86,6 +97,11 @@ class CallTracker {
     // running or looks at a stack pointer.
     uptr low = ~uptr{0};
     uptr high = 0;
+    // A goroutine's stack: its g (0: not known to be a goroutine's) and
+    // the top of the g's stack when it was last resumed here; when a later
+    // resumption finds another top, the runtime copied the stack.
+    uptr goroutine = 0;
+    uptr goroutine_high = 0;
 
     void TakeSpanOfFrames();
     // The stack pointer lies among this stack's: from its deepest known
@@ -112,6 +128,11 @@ class CallTracker {
     // signal handler runs (switches are not recognised in handlers).
     uptr window_low = 1;
     uptr window_last = 0;
+    // Nonzero: a goroutine was resumed where its top frame's routine
+    // called runtime.morestack, at that frame's entry stack pointer; the
+    // routine jumps back to its entry there, which starts it over, not
+    // anew (StartsOver).
+    uptr restart_at = 0;
     InternalVector<SignalContext> signals;
     const ExitInfo* last_exit = &kUnknownOrigin;  // g_last_exit while not running
     ThreadId tid;
@@ -123,8 +144,6 @@ class CallTracker {
     InternalVector<CallStack*> chain;
   };
 
-  // Hands g_pending_cost to the engine's current thread.
-  void FlushCost();
   ThreadCalls& CallsOf(ThreadId tid);
   void ForgetThread(ThreadId tid);
   // Pops frames the stack pointer has left; true if any was popped.
@@ -136,9 +155,23 @@ class CallTracker {
   // The stack pointer left the running stack's window, or a known switch
   // routine ran (Go's gogo): runs on the stack it belongs to (switching if
   // it is another one) and moves the window. at_function_entry: the block
-  // entered is a routine's first.
+  // entered is a routine's first. goroutine: the goroutine gogo resumed,
+  // if known.
   void FollowStackPointer(ThreadCalls& t, uptr stack_pointer, bool at_function_entry,
-                          bool known_switch);
+                          bool known_switch, const GoroutineStack* goroutine = nullptr);
+  // The stack of the goroutine gogo resumed, moved to thread t and to where
+  // the runtime copied it if it did; null if none is known (or the
+  // goroutine is new: at_function_entry).
+  CallStack* StackOfGoroutine(ThreadCalls& t, const GoroutineStack& goroutine,
+                              bool at_function_entry);
+  // Right after gogo resumed a goroutine on its top frame's entry stack
+  // pointer (it called runtime.morestack from its prologue): the routine
+  // jumps back to its entry next, which is not a new call.
+  void AwaitRestart(ThreadCalls& t, uptr stack_pointer);
+  // Whether this block entry is that jump (and forgets the restart).
+  bool StartsOver(ThreadCalls& t, SuperblockInfo* block, uptr stack_pointer);
+  // Resolves the block's routine on first use.
+  void ResolveRoutine(SuperblockInfo* block);
   // The stack that stack_pointer belongs to (a new one if none). After a
   // known switch, a stack pointer off the running stack's known ones is not
   // the running stack's, whatever the window.
@@ -149,6 +182,20 @@ class CallTracker {
   // in its frames; their activations complete on the thread they ran on
   // and start anew on t (each thread's profile holds the cost it ran).
   CallStack* AdoptSuspendedStack(ThreadCalls& t, uptr stack_pointer);
+  // The same for the first such stack that matches(stack).
+  template <typename Matches>
+  CallStack* AdoptSuspendedStackIf(ThreadCalls& t, Matches matches);
+  // A goroutine's stack is [low, high): the frames of suspended stacks
+  // there other than `kept` (left by goroutines that ended, on memory the
+  // runtime gave this one) are over; they complete in their threads and
+  // their stacks serve again.
+  void RetireStacksWithin(ThreadCalls& t, const CallStack* kept, uptr low, uptr high);
+  bool InSomeChain(const CallStack* stack) const;
+  // Completes the suspended activations of a stack in the engine's current
+  // thread (the one they ran in), which may have its own pending; then
+  // also drops the stack's frames.
+  void CompleteSuspendedRuns(CallStack& s);
+  void CompleteSuspendedFrames(CallStack& s);
   // Suspends the frames of the running stack, which leaves the chain.
   void SuspendRunningStack(ThreadCalls& t);
   // Starts a new run of the frames of a suspended stack, which runs next.
@@ -166,8 +213,11 @@ class CallTracker {
   ThreadCalls* current_ = nullptr;
   u64 stack_switches_ = 0;
   u64 adopted_stacks_ = 0;
+  u64 copied_stacks_ = 0;
+  u64 retired_stacks_ = 0;
   u64 superblock_entries_ = 0;
   u64 unwound_frames_ = 0;
+  bool dump_at_routines_ = false;
 };
 
 }  // namespace aprof

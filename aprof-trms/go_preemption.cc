@@ -22,7 +22,13 @@
 // Copyright (C) 2026, the aprof-trms authors.
 #include "go_preemption.h"
 
+#include <stddef.h>
+
 #include "options.h"
+
+extern "C" {
+#include "libvex_guest_amd64.h"
+}
 
 namespace aprof {
 
@@ -85,6 +91,22 @@ bool EntersGoroutine(Addr address) {
   return VG_(get_fnname)(VG_(current_DiEpoch)(), address, &name) &&
          (VG_STREQ(name, "gogo") || VG_STREQ(name, "runtime.gogo") ||
           VG_STREQ(name, "runtime.gogo.abi0"));
+}
+
+bool LoadsGoroutineRegister(Addr address) {
+  const HChar* name;
+  return VG_(get_fnname)(VG_(current_DiEpoch)(), address, &name) && VG_STREQ(name, "gogo");
+}
+
+bool ResumedGoroutine(ThreadId tid, uptr stack_pointer, GoroutineStack* resumed) {
+  uptr g = 0;
+  VG_(get_shadow_regs_area)(tid, reinterpret_cast<UChar*>(&g), 0,
+                            offsetof(VexGuestAMD64State, guest_R14), sizeof g);
+  if (g == 0 || !VG_(am_is_valid_for_client)(g, 2 * sizeof(uptr), VKI_PROT_READ)) return false;
+  const uptr* stack = reinterpret_cast<const uptr*>(g);  // g.stack.lo, g.stack.hi
+  if (!(stack[0] <= stack_pointer && stack_pointer < stack[1])) return false;
+  *resumed = {g, stack[0], stack[1]};
+  return true;
 }
 
 }  // namespace aprof

@@ -46,6 +46,7 @@ class SuperblockInstrumenter {
     info_->is_plt_stub = info_->section == Vg_SectPLT ||
                          LooksLikePltStub(in, epoch_, address, ObjectDebugInfo(epoch_, address));
     info_->enters_goroutine = EntersGoroutine(address);
+    info_->names_goroutine = info_->enters_goroutine && LoadsGoroutineRegister(address);
   }
 
   // Stubs in .plt.got and .plt.sec, which Valgrind does not classify as

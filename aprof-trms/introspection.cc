@@ -72,8 +72,10 @@ void PrintStatistics() {
   VG_(dmsg)("aprof-trms: %llu renumberings, %llu unmatched returns, %llu untracked bytes\n",
             Count(stats.renumberings), Count(stats.unmatched_returns),
             Count(stats.untracked_access_bytes));
-  VG_(dmsg)("aprof-trms: %llu stack switches, %llu stacks taken over from another thread\n",
-            Count(g_tool.calls->stack_switches()), Count(g_tool.calls->adopted_stacks()));
+  VG_(dmsg)("aprof-trms: %llu stack switches, %llu stacks taken over from another thread, "
+            "%llu goroutine stacks followed to their copies, %llu ended stacks reused\n",
+            Count(g_tool.calls->stack_switches()), Count(g_tool.calls->adopted_stacks()),
+            Count(g_tool.calls->copied_stacks()), Count(g_tool.calls->retired_stacks()));
   VG_(dmsg)("aprof-trms: %llu bytes of shadow memory, %zu routines, %zu threads\n",
             Count(g_tool.engine->shadow_bytes()), g_tool.routines->size(),
             g_tool.engine->thread_record_count());

@@ -35,6 +35,88 @@ u64 ParseNumber(const char* arg, const char* value, u64 lo, u64 hi, const char* 
   return n;
 }
 
+// What --help shows of an option: its row of options.def without the
+// manual's details.
+struct OptionText {
+  const char* name;
+  const char* values;
+  const char* default_value;  // "": none shown
+  const char* help;
+};
+
+#define APROF_OPTION(name, values, default_value, help, details) {name, values, default_value, help},
+#define APROF_DEBUG_OPTION(name, values, default_value, help, details)
+const OptionText kOptionTexts[] = {
+#include "options.def"
+};
+#undef APROF_OPTION
+#undef APROF_DEBUG_OPTION
+#define APROF_OPTION(name, values, default_value, help, details)
+#define APROF_DEBUG_OPTION(name, values, default_value, help, details) \
+  {name, values, default_value, help},
+const OptionText kDebugOptionTexts[] = {
+#include "options.def"
+};
+#undef APROF_OPTION
+#undef APROF_DEBUG_OPTION
+
+// The layout of Valgrind's own --help: the option indented by 4, its text
+// from column 36, lines of at most 79 characters.
+constexpr SizeT kOptionIndent = 4;
+constexpr SizeT kTextColumn = 36;
+constexpr SizeT kLineWidth = 79;
+
+void PrintSpaces(SizeT count) {
+  for (SizeT i = 0; i < count; ++i) VG_(printf)(" ");
+}
+
+// Prints `text` word by word from `column` on, starting a new line at
+// kTextColumn before a word that would pass kLineWidth; returns the column.
+SizeT PrintWords(const char* text, SizeT column) {
+  for (const char* p = text; *p != '\0';) {
+    while (*p == ' ') ++p;
+    SizeT length = 0;
+    while (p[length] != '\0' && p[length] != ' ') ++length;
+    if (length == 0) break;
+    if (column > kTextColumn && column + 1 + length > kLineWidth) {
+      VG_(printf)("\n");
+      PrintSpaces(kTextColumn);
+      column = kTextColumn;
+    } else if (column > kTextColumn) {
+      VG_(printf)(" ");
+      ++column;
+    }
+    for (SizeT i = 0; i < length; ++i) VG_(printf)("%c", p[i]);
+    column += length;
+    p += length;
+  }
+  return column;
+}
+
+// "    --name=values", then the help text and "[default]" from kTextColumn on
+// (on the next line when the option reaches it).
+void PrintOptionText(const OptionText& option) {
+  PrintSpaces(kOptionIndent);
+  VG_(printf)("%s=%s", option.name, option.values);
+  SizeT column = kOptionIndent + VG_(strlen)(option.name) + 1 + VG_(strlen)(option.values);
+  if (column + 2 > kTextColumn) {
+    VG_(printf)("\n");
+    column = 0;
+  }
+  PrintSpaces(kTextColumn - column);
+  column = PrintWords(option.help, kTextColumn);
+  if (option.default_value[0] != '\0') {
+    char shown[64];
+    VG_(snprintf)(shown, sizeof shown, "[%s]", option.default_value);
+    PrintWords(shown, column);
+  }
+  VG_(printf)("\n");
+}
+
+void PrintOptionTexts(const OptionText* options, SizeT count) {
+  for (SizeT i = 0; i < count; ++i) PrintOptionText(options[i]);
+}
+
 }  // namespace
 
 Options& TheOptions() {
@@ -73,6 +155,18 @@ bool ProcessCommandLineOption(const char* arg) {
   } else if (VG_STR_CLO(arg, "--skip-routine", value)) {
     if (value[0] == '\0') BadOption(arg, "a routine name pattern");
     o.skip_patterns.push_back(value);
+  } else if (VG_STR_CLO(arg, "--collect-inside", value)) {
+    if (value[0] == '\0') BadOption(arg, "a routine name pattern");
+    o.collect_inside_patterns.push_back(value);
+  } else if (VG_STR_CLO(arg, "--dump-before", value)) {
+    if (value[0] == '\0') BadOption(arg, "a routine name pattern");
+    o.dump_before_patterns.push_back(value);
+  } else if (VG_STR_CLO(arg, "--dump-after", value)) {
+    if (value[0] == '\0') BadOption(arg, "a routine name pattern");
+    o.dump_after_patterns.push_back(value);
+  } else if (VG_STR_CLO(arg, "--dump-every", value)) {
+    o.dump_every_seconds =
+        ParseNumber(arg, value, 1, 1000000000, "a number of seconds from 1 to 1000000000");
   } else if (VG_BOOL_CLO(arg, "--collect-atstart", o.collect_at_start)) {
   } else if (VG_BOOL_CLO(arg, "--trms", o.track_trms)) {
   } else if (VG_BOOL_CLO(arg, "--input-sources", o.input_sources)) {
@@ -91,42 +185,10 @@ bool ProcessCommandLineOption(const char* arg) {
   return true;
 }
 
-void PrintUsage() {
-  VG_(printf)(
-      "    --memory-resolution=1|2|4|8|16  bytes per memory cell; input sizes\n"
-      "                                    count cells [4]\n"
-      "    --cost-metric=bb|instructions   cost unit: executed basic blocks\n"
-      "                                    (superblocks) or guest instructions [bb]\n"
-      "    --aprof-out-file=<file>         report file name; %%p is the pid,\n"
-      "                                    %%q{VAR} an environment variable\n"
-      "                                    [aprof-trms.out.%%p]\n"
-      "    --syscall-input=all|io          memory written by which system calls is\n"
-      "                                    external input: every system call, or\n"
-      "                                    only data transfer (read, recv...) [all]\n"
-      "    --skip-routine=<pattern>        routines whose name matches the glob\n"
-      "                                    (* and ?) are not profiled; their cost and\n"
-      "                                    input count for their caller (repeatable)\n"
-      "    --collect-atstart=no|yes        record activations from the start, or\n"
-      "                                    only after APROF_TRMS_START_COLLECTION [yes]\n"
-      "    --trms=no|yes                   no: compute the RMS only, without tracking\n"
-      "                                    input from other threads and the kernel;\n"
-      "                                    faster, and every TRMS equals the RMS [yes]\n"
-      "    --input-sources=no|yes          yes: count each routine's induced reads by\n"
-      "                                    source: the thread and routine, or the\n"
-      "                                    system call, that wrote the cell [no]\n"
-      "    --collect-context=no|yes        yes: also profile each routine per calling\n"
-      "                                    context (chain of callers, recursion\n"
-      "                                    folded) [no]\n"
-      "    --context-depth=<n>             contexts keep at most n routines [64]\n"
-      "    --go-async-preemption=no|yes    yes: let Go programs preempt goroutines by\n"
-      "                                    a signal; no: as GODEBUG=asyncpreemptoff=1,\n"
-      "                                    goroutines yield at calls only [no]\n");
-}
+void PrintUsage() { PrintOptionTexts(kOptionTexts, sizeof kOptionTexts / sizeof kOptionTexts[0]); }
 
 void PrintDebugUsage() {
-  VG_(printf)(
-      "    --overflow-threshold=<n>        renumber timestamps when the counter\n"
-      "                                    reaches n (64..2^31-1) [2^31-1]\n");
+  PrintOptionTexts(kDebugOptionTexts, sizeof kDebugOptionTexts / sizeof kDebugOptionTexts[0]);
 }
 
 const char* CostMetricName(CostMetric metric) {

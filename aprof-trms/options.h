@@ -19,6 +19,10 @@ struct Options {
   const char* out_file = "aprof-trms.out.%p";
   SyscallInput syscall_input = SyscallInput::kAll;
   InternalVector<const char*> skip_patterns;  // --skip-routine globs
+  InternalVector<const char*> collect_inside_patterns;  // --collect-inside globs
+  InternalVector<const char*> dump_before_patterns;     // --dump-before globs
+  InternalVector<const char*> dump_after_patterns;      // --dump-after globs
+  u64 dump_every_seconds = 0;  // --dump-every; 0: never
   bool collect_at_start = true;
   bool track_trms = true;  // --trms=no: RMS only
   bool input_sources = false;  // --input-sources=yes: who produced induced input

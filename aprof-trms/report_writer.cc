@@ -20,8 +20,9 @@ const HChar kCostCentre[] = "aprof.report";
 // source file and line; 3: call records (caller-to-callee edges) and the
 // optional input-sources records; 4: the optional calling-context records;
 // 5: `\xHH` escapes of bytes outside UTF-8 and of control characters, and
-// the optional kernel-writes-unseen records.
-constexpr u64 kReportFormatVersion = 5;
+// the optional kernel-writes-unseen records; 6: the interval record (dumps
+// of a running program).
+constexpr u64 kReportFormatVersion = 6;
 
 // Linux errno values that vki-linux.h lacks (asm-generic/errno.h).
 constexpr UWord kENAMETOOLONG = 36;
@@ -312,6 +313,9 @@ void WriteRecords(RecordWriter& out, const ReportContext& c) {
   out.End();
 
   out.Tag("pid").Number(VG_(getpid)()).Number(VG_(getppid)()).End();
+  const ReportInterval& interval = c.interval;
+  out.Tag("interval").Number(interval.dump).Number(interval.start_ms).Number(interval.end_ms);
+  out.Number(interval.zeroes).Text(interval.reason).End();
   out.Tag("cost-metric").Text(CostMetricName(c.options->cost_metric)).End();
   out.Tag("memory-resolution").Number(c.options->memory_resolution).End();
   out.Tag("syscall-input").Text(SyscallInputName(c.options->syscall_input)).End();
@@ -471,19 +475,23 @@ const char* UnusablePath(const char* path) {
   return "it exists and is a socket, not a regular file";
 }
 
-// Valgrind's VG_(fmsg) at start-up (printed even with -q), VG_(umsg) at exit.
-using Printer = UInt (*)(const HChar* format, ...);
+// Where the messages about one file go, and what the file is ("report",
+// "dump").
+struct Teller {
+  Printer print;
+  const char* what;
+};
 
 // Prints why the temporary file beside the report `path` could not be made.
-void TellCreationFailed(Printer print, const char* path, const TemporaryFile& file) {
+void TellCreationFailed(const Teller& tell, const char* path, const TemporaryFile& file) {
   const UWord error = static_cast<UWord>(-file.fd);
   if (error == kENAMETOOLONG)
-    print("aprof-trms: cannot write the report %s: the name is too long for the system "
-          "once the %lu-character suffix of the temporary file %s is added\n", path,
-          kSuffixLength, file.path);
+    tell.print("aprof-trms: cannot write the %s %s: the name is too long for the system "
+               "once the %lu-character suffix of the temporary file %s is added\n", tell.what,
+               path, kSuffixLength, file.path);
   else
-    print("aprof-trms: cannot write the report %s (creating %s: %s)\n", path, file.path,
-          ErrorText(error));
+    tell.print("aprof-trms: cannot write the %s %s (creating %s: %s)\n", tell.what, path,
+               file.path, ErrorText(error));
 }
 
 void RecordStartUmask() {
@@ -545,7 +553,7 @@ bool PrepareReport() {
       VG_(close)(file.fd);
       VG_(unlink)(file.path);
     } else {
-      TellCreationFailed(VG_(fmsg), path, file);
+      TellCreationFailed({VG_(fmsg), "report"}, path, file);
     }
     VG_(free)(file.path);
   }
@@ -555,7 +563,8 @@ bool PrepareReport() {
 
 // Writes the records into the new file `file`, then renames it to `path`;
 // removes it on failure.
-bool WriteAndRename(const ReportContext& context, const TemporaryFile& file, const char* path) {
+bool WriteAndRename(const ReportContext& context, const TemporaryFile& file, const char* path,
+                    const Teller& tell) {
   RecordWriter* out = New<RecordWriter>(file.fd);
   WriteRecords(*out, context);
   out->Flush();
@@ -564,32 +573,53 @@ bool WriteAndRename(const ReportContext& context, const TemporaryFile& file, con
   VG_(close)(file.fd);
   UWord rename_error = 0;
   if (write_error != 0)
-    VG_(umsg)("aprof-trms: cannot write the report %s (writing %s: %s)\n", path, file.path,
-              ErrorText(write_error));
+    tell.print("aprof-trms: cannot write the %s %s (writing %s: %s)\n", tell.what, path,
+               file.path, ErrorText(write_error));
   else if ((rename_error = RenameFile(file.path, path)) != 0)
-    VG_(umsg)("aprof-trms: cannot write the report %s (renaming %s to it: %s)\n", path, file.path,
-              ErrorText(rename_error));
+    tell.print("aprof-trms: cannot write the %s %s (renaming %s to it: %s)\n", tell.what, path,
+               file.path, ErrorText(rename_error));
   const bool ok = write_error == 0 && rename_error == 0;
   if (!ok) VG_(unlink)(file.path);
   return ok;
 }
 
-bool WriteReport(const ReportContext& context) {
-  char* path = ReportPath();
-  bool ok = false;
+// Writes the report or a dump to `path`, through a temporary file.
+bool WriteFileAt(const ReportContext& context, const char* path, const Teller& tell) {
   // Checked again: a FIFO or device may have been put there while the
   // program ran.
   if (const char* problem = UnusablePath(path)) {
-    VG_(umsg)("aprof-trms: cannot write the report %s: %s\n", path, problem);
-  } else {
-    const TemporaryFile file = CreateTemporaryFile(path);
-    if (file.fd < 0)
-      TellCreationFailed(VG_(umsg), path, file);
-    else
-      ok = WriteAndRename(context, file, path);
-    VG_(free)(file.path);
+    tell.print("aprof-trms: cannot write the %s %s: %s\n", tell.what, path, problem);
+    return false;
   }
+  const TemporaryFile file = CreateTemporaryFile(path);
+  bool ok = false;
+  if (file.fd < 0)
+    TellCreationFailed(tell, path, file);
+  else
+    ok = WriteAndRename(context, file, path, tell);
+  VG_(free)(file.path);
+  return ok;
+}
+
+bool WriteReport(const ReportContext& context) {
+  char* path = ReportPath();
+  const bool ok = WriteFileAt(context, path, {VG_(umsg), "report"});
   if (ok && VG_(clo_verbosity) > 0) VG_(umsg)("aprof-trms: report written to %s\n", path);
+  VG_(free)(path);
+  return ok;
+}
+
+bool WriteDump(const ReportContext& context, Printer print) {
+  char* report = ReportPath();
+  const SizeT size = VG_(strlen)(report) + 24;
+  char* path = static_cast<char*>(VG_(malloc)(kCostCentre, size));
+  const auto number = static_cast<unsigned long long>(context.interval.dump);
+  VG_(snprintf)(path, size, "%s.%llu", report, number);
+  VG_(free)(report);
+  const bool ok = WriteFileAt(context, path, {print, "dump"});
+  // Asked for by a monitor command: always answered; else like the report.
+  if (ok && (print == VG_(gdb_printf) || VG_(clo_verbosity) > 0))
+    print("aprof-trms: dump %llu written to %s\n", number, path);
   VG_(free)(path);
   return ok;
 }

@@ -15,12 +15,28 @@
 
 namespace aprof {
 
+// The part of the run a report covers (its `interval` record): since the
+// latest zero (or the start) up to now.
+struct ReportInterval {
+  u64 dump;        // 1, 2, 3... for dumps; 0 for the report at exit
+  u64 start_ms;    // run time of the latest zero, 0 if none
+  u64 end_ms;      // run time when written
+  u64 zeroes;      // zeroes before the interval: reports of one process with
+                   // the same count overlap, with different counts do not
+  const char* reason;
+};
+
+// Where messages go: VG_(umsg) (the log), VG_(fmsg) at start-up,
+// VG_(gdb_printf) for a monitor command (to vgdb).
+using Printer = unsigned (*)(const char* format, ...);
+
 struct ReportContext {
   const Engine* engine;
   const RoutineTable* routines;
   const Options* options;
   const char* tool_version;
   const char* valgrind_version;
+  ReportInterval interval;
 };
 
 // The report file name of this process (--aprof-out-file expanded, absolute;
@@ -41,6 +57,11 @@ bool PrepareReport();
 
 // Writes the report; prints a message and returns false on failure.
 bool WriteReport(const ReportContext& context);
+
+// Writes dump number context.interval.dump to "<ReportPath()>.<number>",
+// as safely as the report; prints why not with `print` and returns false on
+// failure, with `print` where it went on success.
+bool WriteDump(const ReportContext& context, Printer print);
 
 }  // namespace aprof
 

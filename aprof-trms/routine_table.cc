@@ -57,10 +57,10 @@ void DescribeSource(DiEpoch epoch, uptr address, RoutineInfo& info) {
 
 // GlobMatches, not VG_(string_match): Valgrind's matcher backtracks (minutes
 // on a long C++ name, SIGTERM ignored meanwhile) and asserts on names of a
-// million bytes.
-bool MatchesSkipPattern(const char* name) {
-  for (const char* pattern : TheOptions().skip_patterns)
-    if (GlobMatches(pattern, name)) return true;
+// million bytes. A routine matches by its demangled or its mangled name.
+bool MatchesAnyPattern(const InternalVector<const char*>& patterns, const RoutineInfo& info) {
+  for (const char* pattern : patterns)
+    if (GlobMatches(pattern, info.name) || GlobMatches(pattern, info.mangled)) return true;
   return false;
 }
 
@@ -110,8 +110,12 @@ RoutineInfo RoutineTable::Describe(uptr entry) const {
     info.name = AddressName(info.object, info.object_address, debug_info != nullptr);
     info.mangled = info.name;
   }
-  info.transparent = IsLazyBindingResolver(info.mangled) || MatchesSkipPattern(info.name) ||
-                     MatchesSkipPattern(info.mangled);
+  const Options& options = TheOptions();
+  info.transparent =
+      IsLazyBindingResolver(info.mangled) || MatchesAnyPattern(options.skip_patterns, info);
+  info.collect_inside = MatchesAnyPattern(options.collect_inside_patterns, info);
+  info.dump_before = MatchesAnyPattern(options.dump_before_patterns, info);
+  info.dump_after = MatchesAnyPattern(options.dump_after_patterns, info);
   return info;
 }
 

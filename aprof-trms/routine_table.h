@@ -28,6 +28,10 @@ struct RoutineInfo {
   // count for its caller. True for the lazy-binding resolver and for
   // routines matching --skip-routine.
   bool transparent;
+  // Matches --collect-inside, --dump-before, --dump-after (run_control.h).
+  bool collect_inside;
+  bool dump_before;
+  bool dump_after;
 };
 
 class RoutineTable {

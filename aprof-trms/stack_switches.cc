@@ -58,8 +58,16 @@ void CallTracker::ReopenWindow(ThreadCalls& t) {
 }
 
 void CallTracker::FollowStackPointer(ThreadCalls& t, uptr stack_pointer, bool at_function_entry,
-                                     bool known_switch) {
-  CallStack* target = StackOf(t, stack_pointer, known_switch);
+                                     bool known_switch, const GoroutineStack* goroutine) {
+  CallStack* target = goroutine ? StackOfGoroutine(t, *goroutine, at_function_entry) : nullptr;
+  // A new goroutine owns its whole stack: no frame left there is live.
+  if (goroutine && at_function_entry) RetireStacksWithin(t, nullptr, goroutine->low, goroutine->high);
+  if (target == nullptr) target = StackOf(t, stack_pointer, known_switch);
+  if (goroutine) {
+    target->goroutine = goroutine->g;
+    target->goroutine_high = goroutine->high;
+    if (!at_function_entry) RetireStacksWithin(t, target, goroutine->low, goroutine->high);
+  }
   if (target != t.stack) {
     ++stack_switches_;
     size_t in_chain = 0;
@@ -128,13 +136,116 @@ CallTracker::CallStack* CallTracker::StackOf(ThreadCalls& t, uptr stack_pointer,
   return fresh;
 }
 
+CallTracker::CallStack* CallTracker::StackOfGoroutine(ThreadCalls& t, const GoroutineStack& goroutine,
+                                                      bool at_function_entry) {
+  auto of_goroutine = [&goroutine](const CallStack* s) { return s->goroutine == goroutine.g; };
+  CallStack* found = nullptr;
+  for (CallStack* s : t.stacks) {
+    if (of_goroutine(s)) found = s;
+  }
+  if (found == nullptr) found = AdoptSuspendedStackIf(t, of_goroutine);
+  if (found == nullptr) return nullptr;
+  // A goroutine starts at a routine's entry: a new one on a g used before
+  // (the stack pointers say which stack it runs on).
+  if (at_function_entry) {
+    found->goroutine = 0;
+    return nullptr;
+  }
+  // The runtime copied the stack (runtime.copystack, to grow it from
+  // newstack or shrink it during a collection): every pointer into it moved
+  // by the distance between the old and the new top, the frames' stack
+  // pointers too.
+  if (found->goroutine_high != goroutine.high) {
+    const uptr distance = goroutine.high - found->goroutine_high;
+    for (Frame& frame : found->frames) frame.stack_pointer += distance;
+    found->low = ~uptr{0};
+    found->high = 0;
+    found->TakeSpanOfFrames();
+    ++copied_stacks_;
+  }
+  return found;
+}
+
+bool CallTracker::InSomeChain(const CallStack* stack) const {
+  for (const ThreadCalls* other : threads_) {
+    if (other == nullptr) continue;
+    for (const CallStack* c : other->chain)
+      if (c == stack) return true;
+  }
+  return false;
+}
+
+void CallTracker::RetireStacksWithin(ThreadCalls& t, const CallStack* kept, uptr low, uptr high) {
+  for (ThreadCalls* owner : threads_) {
+    if (owner == nullptr) continue;
+    for (size_t i = 1; i < owner->stacks.size(); ++i) {
+      CallStack* s = owner->stacks[i];
+      if (s == kept || s->low > s->high || s->high < low || s->low >= high) continue;
+      if (s->frames.empty() || InSomeChain(s)) continue;
+      // What ran there stays in the profile of the thread it ran in.
+      engine_.SwitchTo(owner->tid);
+      CompleteSuspendedFrames(*s);
+      engine_.SwitchTo(t.tid);
+      ++retired_stacks_;
+    }
+  }
+}
+
+void CallTracker::CompleteSuspendedRuns(CallStack& s) {
+  for (size_t j = s.earlier.size(); j-- > 0;) {
+    bool outermost = true;
+    for (size_t i = 0; i < j; ++i) outermost &= s.earlier[i].routine != s.earlier[j].routine;
+    engine_.CompleteSuspendedApart(s.earlier[j], j > 0 ? s.earlier[j - 1].routine : kNoCaller,
+                                   outermost);
+  }
+  s.earlier.clear();
+}
+
+void CallTracker::CompleteSuspendedFrames(CallStack& s) {
+  CompleteSuspendedRuns(s);
+  s.frames.clear();
+  s.low = ~uptr{0};
+  s.high = 0;
+  s.goroutine = 0;
+}
+
+void CallTracker::AwaitRestart(ThreadCalls& t, uptr stack_pointer) {
+  const CallStack& s = *t.stack;
+  if (s.frames.empty() || s.frames.back().stack_pointer != stack_pointer) return;
+  t.restart_at = stack_pointer;
+  ReopenWindow(t);  // the next block entry looks: StartsOver
+  // The goroutine stopped in its prologue (to grow its stack, or to let
+  // another run) and waited for nothing: what touched its stack meanwhile
+  // (the copy, the collector's scan, on this thread) is not input to its
+  // frames, which go on as if they had not stopped.
+  if (s.goroutine != 0) engine_.TakeAsAccessedByTop(stack_pointer, s.goroutine_high - stack_pointer);
+}
+
+bool CallTracker::StartsOver(ThreadCalls& t, SuperblockInfo* block, uptr stack_pointer) {
+  if (t.restart_at == 0) return false;
+  const bool at = t.restart_at == stack_pointer;
+  t.restart_at = 0;
+  const InternalVector<Frame>& frames = t.stack->frames;
+  if (!at || !block->is_function_entry || frames.empty() ||
+      frames.back().stack_pointer != stack_pointer)
+    return false;
+  ResolveRoutine(block);
+  return block->routine == frames.back().routine;
+}
+
 CallTracker::CallStack* CallTracker::AdoptSuspendedStack(ThreadCalls& t, uptr stack_pointer) {
+  return AdoptSuspendedStackIf(
+      t, [stack_pointer](const CallStack* s) { return s->Reaches(stack_pointer); });
+}
+
+template <typename Matches>
+CallTracker::CallStack* CallTracker::AdoptSuspendedStackIf(ThreadCalls& t, Matches matches) {
   for (ThreadCalls* other : threads_) {
     if (other == nullptr || other == &t) continue;
     // Never another thread's own stack (stacks[0]), nor one of its chain.
     for (size_t i = 1; i < other->stacks.size(); ++i) {
       CallStack* s = other->stacks[i];
-      if (!s->Reaches(stack_pointer)) continue;
+      if (!matches(s)) continue;
       bool in_chain = false;
       for (const CallStack* c : other->chain) in_chain |= c == s;
       if (in_chain) return nullptr;
@@ -144,13 +255,7 @@ CallTracker::CallStack* CallTracker::AdoptSuspendedStack(ThreadCalls& t, uptr st
       // is: the suspended activations complete there, and their frames
       // start new activations here when the stack resumes.
       engine_.SwitchTo(other->tid);
-      for (size_t j = s->earlier.size(); j-- > 0;) {
-        bool outermost = true;
-        for (size_t i = 0; i < j; ++i) outermost &= s->earlier[i].routine != s->earlier[j].routine;
-        engine_.CompleteSuspendedApart(s->earlier[j], j > 0 ? s->earlier[j - 1].routine : kNoCaller,
-                                       outermost);
-      }
-      s->earlier.clear();
+      CompleteSuspendedRuns(*s);
       engine_.SwitchTo(t.tid);
       t.stacks.push_back(s);
       ++adopted_stacks_;
@@ -184,9 +289,14 @@ void CallTracker::ResumeStack(ThreadCalls& t, CallStack* stack) {
   // Every frame of a suspended stack has its earlier runs, unless the stack
   // was taken over from another thread (AdoptSuspendedStack): then none has.
   APROF_CHECK(stack->earlier.size() == stack->frames.size() || stack->earlier.empty());
-  for (const ActivationResult& earlier : stack->earlier) engine_.Resume(earlier);
-  for (size_t i = stack->earlier.size(); i < stack->frames.size(); ++i)
-    engine_.Call(stack->frames[i].routine);
+  // Its first frame starts its own contexts' segment (context_tree.h).
+  for (size_t i = 0; i < stack->earlier.size(); ++i) engine_.Resume(stack->earlier[i], i == 0);
+  for (size_t i = stack->earlier.size(); i < stack->frames.size(); ++i) {
+    if (i == 0)
+      engine_.CallFirstOnStack(stack->frames[i].routine);
+    else
+      engine_.Call(stack->frames[i].routine);
+  }
 }
 
 void CallTracker::SetWindow(ThreadCalls& t, uptr stack_pointer) {

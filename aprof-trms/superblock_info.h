@@ -37,6 +37,9 @@ struct SuperblockInfo {
   // A block of Go's runtime.gogo, whose last jump lands on the stack of the
   // goroutine it resumes (go_preemption.h: EntersGoroutine).
   bool enters_goroutine;
+  // Also, the resumed goroutine's g is in R14 at the jump (Go 1.17 and
+  // later: go_preemption.h, LoadsGoroutineRegister).
+  bool names_goroutine;
   // The routine started at this address, resolved on the first call here.
   bool routine_known;
   bool routine_transparent;

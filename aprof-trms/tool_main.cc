@@ -15,6 +15,7 @@
 #include "options.h"
 #include "report_writer.h"
 #include "routine_table.h"
+#include "run_control.h"
 #include "runtime_hooks.h"
 #include "syscall_input.h"
 #include "tool_state.h"
@@ -64,7 +65,10 @@ namespace {
 
 // --- Threads and signals ---------------------------------------------------------
 
-void ThreadRuns(ThreadId tid, ULong) { g_tool.calls->SwitchTo(tid); }
+void ThreadRuns(ThreadId tid, ULong) {
+  g_tool.calls->SwitchTo(tid);
+  CheckDumpClock();
+}
 
 void ThreadCreated(ThreadId, ThreadId child) { g_tool.calls->ThreadCreated(child); }
 
@@ -80,6 +84,7 @@ void SignalReturned(ThreadId tid, Int) { g_tool.calls->SignalReturned(tid); }
 void ForkedChild(ThreadId tid) {
   g_tool.calls->ResetAfterFork(tid);
   ReportAfterFork();
+  RunControlAfterFork();
 }
 
 // --- Memory maps -----------------------------------------------------------------
@@ -91,6 +96,11 @@ void MemoryUnmapped(Addr address, SizeT length) { g_tool.engine->Unmapped(addres
 // --- Client requests -------------------------------------------------------------
 
 Bool HandleClientRequest(ThreadId, UWord* args, UWord* result) {
+  if (args[0] == VG_USERREQ__GDB_MONITOR_COMMAND) {
+    const bool handled = HandleMonitorCommand(reinterpret_cast<const HChar*>(args[1]));
+    *result = handled ? 1 : 0;
+    return handled ? True : False;
+  }
   if (!VG_IS_TOOL_USERREQ('A', 'T', args[0])) return False;
   switch (args[0]) {
     case VG_USERREQ__APROF_TRMS_START_COLLECTION:
@@ -126,16 +136,18 @@ void PostCommandLineInit() {
   if (options.collect_context) engine_options.context_depth = options.context_depth;
   g_tool.engine = New<Engine>(engine_options);
   g_tool.engine->set_recording(options.collect_at_start);
+  if (options.collect_inside_patterns.size() > 0) g_tool.engine->CollectOnlyInside();
   g_tool.routines = New<RoutineTable>();
   g_tool.calls = New<CallTracker>(*g_tool.engine, *g_tool.routines);
+  if (options.dump_before_patterns.size() > 0 || options.dump_after_patterns.size() > 0)
+    g_tool.calls->WatchDumpRoutines();
+  StartRunControl(kToolVersion);
   VG_(atfork)(nullptr, nullptr, ForkedChild);
 }
 
 void Finish(Int) {
   g_tool.calls->ExitAllThreads();
-  const ReportContext context{g_tool.engine, g_tool.routines, &TheOptions(), kToolVersion,
-                              APROF_VALGRIND_VERSION};
-  const bool written = WriteReport(context);
+  const bool written = WriteFinalReport();
   PrintStatisticsAtExit();
   // A lost report is a failed run, whatever the program's own status.
   if (!written) VG_(exit)(1);

@@ -26,19 +26,23 @@ ContextId ContextTree::ChildOf(ContextId parent, RoutineId routine) {
   return child;
 }
 
-ContextId ContextPath::Enter(ContextTree& tree, RoutineId routine) {
-  const ContextId pending = NearestPending(routine);
-  const ContextId node =
-      pending != kNoContext ? pending
-                            : tree.ChildOf(frames_.empty() ? kNoContext : frames_.back().node, routine);
-  Push(routine, node);
+ContextId ContextPath::Enter(ContextTree& tree, RoutineId routine, bool first_on_stack) {
+  const u32 segment = SegmentOfNext(first_on_stack);
+  const u32 pending = NearestPending(routine);  // 1 + its index, 0: none
+  ContextId node;
+  if (pending > segment)
+    node = frames_[pending - 1].node;
+  else
+    node = tree.ChildOf(frames_.size() == segment ? kNoContext : frames_.back().node, routine);
+  Push(routine, node, first_on_stack);
   return node;
 }
 
-void ContextPath::Push(RoutineId routine, ContextId node) {
-  ContextId& nearest = NearestPending(routine);
-  frames_.push_back({node, nearest});
-  nearest = node;
+void ContextPath::Push(RoutineId routine, ContextId node, bool first_on_stack) {
+  const u32 segment = SegmentOfNext(first_on_stack);
+  u32& nearest = NearestPending(routine);
+  frames_.push_back({node, nearest, segment});
+  nearest = static_cast<u32>(frames_.size());
 }
 
 ContextId ContextPath::Leave(RoutineId routine) {

@@ -10,6 +10,11 @@
 //  - else child(P, r), P being its parent activation's node (a root if none);
 //  - but child(P.parent, r) if P is at the depth limit, so that no node is
 //    deeper than the limit.
+// The path is cut into segments, one per machine stack whose frames are
+// pending (the thread's own, then each coroutine stack resumed on top): the
+// first frame of a coroutine's stack is a root, and folding looks only at
+// the activations of its own segment, so a coroutine's contexts are chains
+// of its own frames, whoever resumed it.
 //
 // Copyright (C) 2026, the aprof-trms authors.
 #ifndef APROF_CORE_CONTEXT_TREE_H
@@ -72,10 +77,15 @@ class ContextPath {
   ContextPath& operator=(const ContextPath&) = delete;
 
   // A new activation of routine on top of the path; returns its node.
-  ContextId Enter(ContextTree& tree, RoutineId routine);
+  // first_on_stack: the first frame of a coroutine's stack, which starts a
+  // segment as a root.
+  ContextId Enter(ContextTree& tree, RoutineId routine, bool first_on_stack = false);
   // Another run of a suspended activation: it keeps the node of its first
-  // run (a coroutine frame resumed from elsewhere stays where it started).
-  void Resume(RoutineId routine, ContextId node) { Push(routine, node); }
+  // run (a coroutine frame resumed from elsewhere stays where it started);
+  // first_on_stack as for Enter.
+  void Resume(RoutineId routine, ContextId node, bool first_on_stack) {
+    Push(routine, node, first_on_stack);
+  }
   // The top activation, an activation of routine, completes or is
   // suspended; returns its node.
   ContextId Leave(RoutineId routine);
@@ -85,21 +95,30 @@ class ContextPath {
  private:
   struct PathFrame {
     ContextId node;
-    // The routine's nearest pending node before this activation: restored
-    // when it leaves, so folding always sees the nearest pending one.
-    ContextId shadowed;
+    // The routine's nearest pending frame before this activation (as in
+    // nearest_): restored when it leaves, so folding always sees the
+    // nearest pending one.
+    u32 shadowed;
+    // Where this frame's segment starts (the index of its stack's first
+    // pending frame): folding does not look below it.
+    u32 segment;
   };
 
-  ContextId& NearestPending(RoutineId routine) {
+  u32& NearestPending(RoutineId routine) {
     if (routine >= nearest_.size()) nearest_.resize(routine + 1);
     return nearest_[routine];
   }
-  void Push(RoutineId routine, ContextId node);
+  // The segment a frame pushed now belongs to.
+  u32 SegmentOfNext(bool first_on_stack) const {
+    return first_on_stack || frames_.empty() ? static_cast<u32>(frames_.size())
+                                             : frames_.back().segment;
+  }
+  void Push(RoutineId routine, ContextId node, bool first_on_stack);
 
   InternalVector<PathFrame> frames_;
-  // By routine id: the node of the routine's nearest pending activation,
-  // kNoContext if none is pending.
-  InternalVector<ContextId> nearest_;
+  // By routine id: 1 + the index of the routine's nearest pending frame, 0
+  // if none is pending.
+  InternalVector<u32> nearest_;
 };
 
 }  // namespace aprof

@@ -113,6 +113,11 @@ void Engine::Call(RoutineId routine) {
   if (APROF_UNLIKELY(contexts_ != nullptr)) current_->contexts.Enter(*contexts_, routine);
 }
 
+void Engine::CallFirstOnStack(RoutineId routine) {
+  StartActivation(routine);
+  if (contexts_) current_->contexts.Enter(*contexts_, routine, /*first_on_stack=*/true);
+}
+
 void Engine::Return() {
   LiveThread& thread = *current_;
   if (APROF_UNLIKELY(thread.stack.depth() == 0)) {
@@ -128,6 +133,7 @@ APROF_ALWAYS_INLINE ActivationResult Engine::PopActivation(LiveThread& thread) {
   ActivationResult result = thread.stack.Pop(thread.record->cost);
   result.context =
       APROF_UNLIKELY(contexts_ != nullptr) ? thread.contexts.Leave(result.routine) : kNoContext;
+  if (APROF_UNLIKELY(scoped_) && IsInsideRoutine(result.routine)) --thread.inside;
   return result;
 }
 
@@ -138,15 +144,26 @@ APROF_ALWAYS_INLINE void Engine::CompleteTopActivation(
   // The parent is the activation it ran on top of: for a signal handler the
   // interrupted routine, for a resumed coroutine frame the resumer.
   const RoutineId caller = thread.stack.depth() > 0 ? thread.stack.top().routine : kNoCaller;
-  Record(*thread.record, result, caller);
+  Record(*thread.record, result, caller, Collecting(thread, result.routine));
 }
 
 APROF_ALWAYS_INLINE void Engine::Record(ThreadRecord& record, const ActivationResult& result,
-                                        RoutineId caller) {
-  record.profile.RecordActivation(result, recording_, caller);
-  if (APROF_UNLIKELY(contexts_ != nullptr) && recording_)
+                                        RoutineId caller, bool record_it) {
+  record.profile.RecordActivation(result, record_it, caller);
+  if (APROF_UNLIKELY(contexts_ != nullptr) && record_it)
     record.profile.RecordContextActivation(result);
-  if (recording_ && observer_) observer_(observer_context_, record, result);
+  if (record_it && observer_) observer_(observer_context_, record, result);
+}
+
+// --- Collection scope ------------------------------------------------------------
+
+void Engine::MarkCollectInside(RoutineId routine) {
+  if (routine >= inside_routines_.size()) inside_routines_.resize(routine + 1);
+  inside_routines_[routine] = true;
+}
+
+void Engine::ZeroProfiles() {
+  for (ThreadRecord* record : records_) record->profile.ClearRecorded();
 }
 
 // --- Coroutines ------------------------------------------------------------------
@@ -159,9 +176,9 @@ ActivationResult Engine::Suspend() {
   return run;
 }
 
-void Engine::Resume(const ActivationResult& earlier) {
+void Engine::Resume(const ActivationResult& earlier, bool first_on_stack) {
   StartActivation(earlier.routine);
-  if (contexts_) current_->contexts.Resume(earlier.routine, earlier.context);
+  if (contexts_) current_->contexts.Resume(earlier.routine, earlier.context, first_on_stack);
 }
 
 void Engine::Return(const ActivationResult& earlier) {
@@ -171,11 +188,11 @@ void Engine::Return(const ActivationResult& earlier) {
 
 void Engine::CompleteSuspended(const ActivationResult& runs, RoutineId caller) {
   current_->record->profile.RecordCall(runs.routine);
-  Record(*current_->record, runs, caller);
+  Record(*current_->record, runs, caller, Collecting(*current_, runs.routine));
 }
 
 void Engine::CompleteSuspendedApart(const ActivationResult& runs, RoutineId caller, bool outermost) {
-  if (!recording_) return;
+  if (!Collecting(*current_, runs.routine)) return;
   ThreadRecord& record = *current_->record;
   record.profile.AddActivation(runs, outermost, caller);
   if (APROF_UNLIKELY(contexts_ != nullptr)) record.profile.RecordContextActivation(runs);
@@ -296,7 +313,7 @@ WriterTag Engine::LookUpWriter(LiveThread& thread, RoutineId routine) {
 
 // An induced read: its cell was written since, so it has a writer tag.
 void Engine::CountSource(LiveThread& thread, uptr cell) {
-  if (!recording_) return;
+  if (!Collecting(thread, TopRoutine(thread))) return;
   const WriterTag writer = writer_tags_->Get(cell);
   APROF_CHECK_NE(writer, 0u);
   thread.record->profile.CountInducedRead(TopRoutine(thread), writer);
@@ -308,6 +325,12 @@ void Engine::CountSource(LiveThread& thread, uptr cell) {
 // pages or a file's contents): a later read by an activation that read the
 // old memory counts again, as a read of another address would. Forgetting is
 // also what lets the shadow shrink when a program returns memory.
+void Engine::TakeAsAccessedByTop(uptr address, uptr size) {
+  uptr first, last;
+  if (!CellRange(address, size, &first, &last)) return;
+  Fill(current_->memory, first, last, current_->stack.top().ts);
+}
+
 void Engine::Unmapped(uptr address, uptr size) {
   const uptr limit = ShadowMemory::kAddressLimit;
   if (size == 0 || address >= limit) return;

@@ -100,9 +100,26 @@ class Engine {
   // input sizes are still computed exactly (client requests that stop and
   // start collection).
   void set_recording(bool recording) { recording_ = recording; }
+  bool recording() const { return recording_; }
+
+  // --collect-inside: from now on an activation is recorded only if an
+  // activation of a routine marked by MarkCollectInside is pending on its
+  // thread's stack when it completes, or it is one itself (a marked
+  // routine and everything it calls). Input sizes stay exact. Routines are
+  // marked as they are met; none marked yet: nothing is recorded.
+  void CollectOnlyInside() { scoped_ = true; }
+  void MarkCollectInside(RoutineId routine);
+
+  // Forgets what every thread recorded so far (ThreadProfile::ClearRecorded):
+  // shadow memories, shadow stacks and cost clocks are kept, so activations
+  // pending now are recorded whole when they complete, with exact sizes.
+  void ZeroProfiles();
 
   // --- Events of the current thread ----------------------------------------
   void Call(RoutineId routine);
+  // Call() of the first frame of a coroutine's stack: its context is a
+  // root, and no activation below it folds it (context_tree.h).
+  void CallFirstOnStack(RoutineId routine);
   void Return();
   void AddCost(u64 amount) { current_->record->cost += amount; }
   // Accesses within one cell (most of them) take the inline path, which
@@ -150,6 +167,14 @@ class Engine {
   // The kernel fills user memory (e.g. read()) for system call `syscall`:
   // new external input for every thread, counted only when a thread reads it.
   void KernelWrite(uptr address, uptr size, u32 syscall = kUnknownSyscall);
+  // Memory [address, address + size) holds what the current thread's
+  // pending activations accessed before, and other code of the thread
+  // touched it while they were suspended (Go's runtime copying a
+  // goroutine's stack, its collector scanning it): its cells count as
+  // accessed by the top activation when it started, so that the pending
+  // activations' later reads there are not input again. Latest writes
+  // stay as they are.
+  void TakeAsAccessedByTop(uptr address, uptr size);
   // The program unmapped [address, address + size): memory mapped there
   // later is new memory, never accessed or written by any thread, so every
   // shadow memory forgets the cells (and gives whole chunks back).
@@ -168,7 +193,9 @@ class Engine {
   ActivationResult Suspend();
   // Starts a later run of a suspended activation, whose earlier runs
   // measured `earlier`: Call() that keeps the context of its first run.
-  void Resume(const ActivationResult& earlier);
+  // first_on_stack: it is the first frame of its stack (as for
+  // CallFirstOnStack, activations above it fold only into its stack's).
+  void Resume(const ActivationResult& earlier, bool first_on_stack = false);
   // Completes the top activation, whose earlier runs measured `earlier`.
   void Return(const ActivationResult& earlier);
   // Records an activation that was suspended and will not run again (its
@@ -235,6 +262,8 @@ class Engine {
     // looked up yet; consecutive writes mostly come from the same routine.
     WriterTag writer = 0;
     RoutineId writer_routine;
+    // Activations of MarkCollectInside routines pending on the stack.
+    u64 inside = 0;
   };
 
   // Advances the global counter, renumbering first if it reached the
@@ -322,13 +351,26 @@ class Engine {
   void StartActivation(RoutineId routine) {
     Tick();
     current_->stack.Push(routine, count_, current_->record->cost);
+    if (APROF_UNLIKELY(scoped_) && IsInsideRoutine(routine)) ++current_->inside;
     current_->record->profile.RecordCall(routine);
   }
   // Pops the top activation (every pop, whether it completes or not).
   ActivationResult PopActivation(LiveThread& thread);
   // earlier: what the activation's earlier runs measured, if it was suspended.
   void CompleteTopActivation(LiveThread& thread, const ActivationResult* earlier = nullptr);
-  void Record(ThreadRecord& record, const ActivationResult& result, RoutineId caller);
+  // record_it: whether the activation enters the profile (Collecting).
+  void Record(ThreadRecord& record, const ActivationResult& result, RoutineId caller,
+              bool record_it);
+  bool IsInsideRoutine(RoutineId routine) const {
+    return routine < inside_routines_.size() && inside_routines_[routine];
+  }
+  // Whether an activation of `routine` that completes now in `thread`
+  // (already popped) is recorded: recording is on and, with
+  // --collect-inside, it or a pending activation below it is of a marked
+  // routine.
+  bool Collecting(const LiveThread& thread, RoutineId routine) const {
+    return recording_ && (APROF_LIKELY(!scoped_) || thread.inside > 0 || IsInsideRoutine(routine));
+  }
   // Cells [first, last] covered by an access; false if none is tracked.
   bool CellRange(uptr address, uptr size, uptr* first, uptr* last);
   LiveThread* LiveThreadOf(ThreadId tid) {
@@ -348,6 +390,9 @@ class Engine {
   LiveThread* current_ = nullptr;
   EngineStatistics stats_{};
   bool recording_ = true;
+  // --collect-inside: the marked routines, by id; scoped_ after CollectOnlyInside.
+  InternalVector<bool> inside_routines_;
+  bool scoped_ = false;
   ActivationObserver observer_ = nullptr;
   void* observer_context_ = nullptr;
 };

@@ -61,6 +61,15 @@ void ThreadProfile::AddActivation(const ActivationResult& a, bool outermost, Rou
   }
 }
 
+void ThreadProfile::ClearRecorded() {
+  equal_sizes_.Clear();
+  for (InputSizeTable& table : own_sizes_) table.Clear();
+  for (RoutineTotals& totals : routines_) totals = RoutineTotals{0, 0, 0, totals.pending};
+  sources_.Clear();
+  edges_.Clear();
+  for (InputSizeTable& table : context_tables_) table.Clear();
+}
+
 void ThreadProfile::RecordContextActivation(const ActivationResult& a) {
   APROF_CHECK_NE(a.context, kNoContext);
   AddToTuple(context_tables_[static_cast<u32>(InputMetric::kTrms)].FindOrInsert({a.context, a.trms}), a);

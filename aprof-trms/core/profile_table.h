@@ -152,6 +152,11 @@ class ThreadProfile {
   }
   const SourceCounts& sources() const { return sources_; }
 
+  // Forgets every recorded activation (tables, totals, edges, sources,
+  // contexts) but keeps the count of pending activations per routine, which
+  // tells which later completion is outermost (the `zero` monitor command).
+  void ClearRecorded();
+
  private:
   RoutineTotals& TotalsOf(RoutineId routine);
 

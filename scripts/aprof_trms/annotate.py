@@ -23,9 +23,10 @@ The selection options of aprof_trms/select.py choose the routines (-r NAME,
 threshold (callgrind_annotate's --threshold): routines below PCT% inclusive
 share are left out, 0.1 by default. --top N keeps the first N lines of the
 sorted table. The last line says what was left out and how to see it.
-Lines fit the terminal's width (or --width): long C++ names are shortened
-(template arguments, then parameters become '…'); --full-names prints them
-whole.
+Lines fit the terminal's width (or --width, or COLUMNS): long C++ names are
+shortened (template arguments, then parameters become '…'); --full-names
+prints them whole, and so does output to a file or a pipe without --width
+or COLUMNS.
 
 --tree (callgrind_annotate's option) lists under each routine its callers
 (`caller`, lines starting with '<'), its callees (`calling`, '>') or both,
@@ -38,17 +39,17 @@ activations again.
 Exit status (aprof_trms.cli): 0 done, 1 bad input, 2 bad usage.
 """
 import os
-import shutil
 import sys
 import textwrap
-from typing import Iterator, List, Optional
+from typing import Iterator, List, Optional, Tuple
 
 from . import cli
 from . import profile as aprof_profile
 from . import select
 from . import table
-from .names import printable, short_name
+from .names import number, printable, short_name
 from .plotting import load_reports
+from .ranking import display_name
 
 DEFAULT_THRESHOLD = 0.1
 SORT_KEYS = [c.key for c in table.COLUMNS + table.SOURCE_COLUMNS]
@@ -59,7 +60,7 @@ _PRODUCER_WIDTH = 24   # the top producer's name is shortened to this
 def _cells(row: table.RoutineRow, sources: bool) -> List[str]:
     cells = [str(row.calls), str(row.self_cost), f"{row.self_share:.2f}", str(row.inclusive_cost),
              f"{row.inclusive_share:.2f}", str(row.distinct_trms), str(row.distinct_rms),
-             f"{row.richness:+.2f}", f"{row.thread_share:.2f}", f"{row.external_share:.2f}",
+             number(row.richness, "+.2f"), f"{row.thread_share:.2f}", f"{row.external_share:.2f}",
              row.fit_label("trms"), row.fit_label("rms")]
     if sources:
         cells += [f"{row.top_producer_share:.2f}" if row.top_producer else "-",
@@ -110,10 +111,9 @@ def edge_lines(profile: aprof_profile.Profile, key, tree: str, width: int,
     return lines
 
 
-def section(title: str, profile: aprof_profile.Profile, args) -> Iterator[str]:
-    """The lines of one table and its account, one at a time (a table of
-    100,000 routines is written as it is made, not held whole); its rows
-    are chosen and fitted before (errors come before any line)."""
+def chosen_rows(profile: aprof_profile.Profile, args) -> Tuple[List[table.RoutineRow], str]:
+    """The rows of the table in their order, fitted, and the account of
+    what was left out."""
     selection = select.select_routines(profile, args, apply_limit=False)
     # Only the rows shown are fitted, unless the order needs every fit.
     fit_all = args.sort in table.FIT_COLUMNS
@@ -125,11 +125,14 @@ def section(title: str, profile: aprof_profile.Profile, args) -> Iterator[str]:
         rows = rows[:args.top]
     if not fit_all:
         table.add_fits(rows)
-    return _section_lines(title, profile, args, rows, account)
+    return rows, account
 
 
-def _section_lines(title: str, profile: aprof_profile.Profile, args, rows: List[table.RoutineRow],
-                   account: str) -> Iterator[str]:
+def section(title: str, profile: aprof_profile.Profile, args, rows: List[table.RoutineRow],
+            account: str) -> Iterator[str]:
+    """The lines of one table: its title line, the rows (with --tree, their
+    edges) and the account, one at a time (a table of 100,000 routines is
+    written as it is made, not held whole)."""
     yield from [f"{title}: total cost {profile.total_cost} {profile.cost_metric}, "
                 f"{len(profile.routines)} routines, sorted by {args.sort} "
                 f"({'ascending' if args.ascending else 'descending'})", ""]
@@ -154,10 +157,6 @@ def _section_lines(title: str, profile: aprof_profile.Profile, args, rows: List[
     yield from textwrap.wrap(account, args.width, break_on_hyphens=False)
 
 
-def terminal_width() -> int:
-    return shutil.get_terminal_size((120, 24)).columns
-
-
 def parse_args(argv):
     p = cli.argument_parser(
         description="Flat view of a profile: one line per routine with calls, self and inclusive "
@@ -173,20 +172,59 @@ def parse_args(argv):
     p.add_argument("--per-thread", action="store_true",
                    help="one table per thread (shares of the thread's total) instead of merged")
     p.add_argument("--width", type=int, default=None, metavar="N",
-                   help="line width (default: the terminal's, 120 when not a terminal)")
+                   help="line width (default: COLUMNS or the terminal's; when the output is not "
+                   f"a terminal, names are not shortened and text wraps at {cli.PIPE_WIDTH})")
     p.add_argument("--full-names", action="store_true", help="do not shorten routine names")
     p.add_argument("--tree", choices=TREE_CHOICES, default="none",
                    help="under each routine, its callers (caller: lines '<'), callees (calling: "
                    "'>') or both, with the inclusive cost, cost share and calls of each edge "
                    "(default none)")
     select.add_selection_arguments(p, default_choice=False)
+    cli.add_format_option(p)
     p.set_defaults(min_share=DEFAULT_THRESHOLD)
     args = p.parse_args(argv)
     if args.width is None:
-        args.width = terminal_width()
+        args.width = cli.terminal_width(None)
+        if args.width is None:
+            # A file or a pipe (grep, a script): whole names, however long the line.
+            args.full_names, args.width = True, cli.PIPE_WIDTH
     elif args.width < 40:
         p.error("--width must be at least 40")
     return args
+
+
+# The fields of a row in the JSON output (docs/json-format.md): the table's
+# columns, the models as the text shows them and their growth exponents.
+FIELDS = ["section", "calls", "self_cost", "self_share", "inclusive_cost", "inclusive_share",
+          "distinct_trms", "distinct_rms", "richness", "thread_share", "external_share",
+          "trms_model", "rms_model", "trms_growth", "rms_growth", "top_producer_share",
+          "top_producer", "routine", "object", "callers", "callees"]
+
+
+def _edges_json(profile: aprof_profile.Profile, edges) -> List[dict]:
+    return [{"routine": display_name(profile.routines[other]), "object": profile.routines[other].object,
+             "calls": edge.calls, "inclusive_cost": edge.inclusive_cost,
+             "share": 100.0 * edge.inclusive_cost / profile.total_cost if profile.total_cost else 0.0}
+            for other, edge in edges]
+
+
+def row_json(title: str, profile: aprof_profile.Profile, row: table.RoutineRow, tree: str) -> dict:
+    """A row as the JSON output gives it (FIELDS): the numbers unrounded;
+    the producer fields None without source records, the edges None
+    without --tree (its caller or callee lists otherwise)."""
+    fields = {"section": title, **{c.key: getattr(row, c.key) for c in table.COLUMNS
+                                   if c.key not in ("name", "trms_growth", "rms_growth")}}
+    sources = bool(profile.sources)
+    callers, callees = profile.callers_and_callees(row.routine.key) if tree != "none" else ([], [])
+    fields.update(
+        trms_model=row.fit_label("trms"), rms_model=row.fit_label("rms"),
+        trms_growth=row.trms_growth if row.fits["trms"].result else None,
+        rms_growth=row.rms_growth if row.fits["rms"].result else None,
+        top_producer_share=row.top_producer_share if sources and row.top_producer else None,
+        top_producer=(row.top_producer or None) if sources else None, routine=row.name,
+        callers=_edges_json(profile, callers) if tree in ("caller", "both") else None,
+        callees=_edges_json(profile, callees) if tree in ("calling", "both") else None)
+    return {f: fields[f] for f in FIELDS}
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -196,8 +234,19 @@ def main(argv: Optional[List[str]] = None) -> int:
     else:
         parts = [("merged", aprof_profile.load_profile(args.reports))]
     cli.warn_kernel_writes([m for _, profile in parts for m in profile.kernel_writes_unseen])
-    for i, lines in enumerate([section(title, profile, args) for title, profile in parts]):
+    # Every table's rows are chosen and fitted first: an error comes before any line.
+    chosen = [(title, profile, *chosen_rows(profile, args)) for title, profile in parts]
+    if args.format == "json":
+        cli.write_rows("json", "annotate", FIELDS,
+                       [row_json(title, profile, row, args.tree) for title, profile, rows, _ in chosen
+                        for row in rows],
+                       sort=args.sort, ascending=args.ascending,
+                       sections=[{"section": title, "total_cost": profile.total_cost,
+                                  "cost_metric": profile.cost_metric, "reports": profile.paths}
+                                 for title, profile in parts])
+        return cli.EXIT_OK
+    for i, (title, profile, rows, account) in enumerate(chosen):
         if i:
             sys.stdout.write("\n")   # a blank line between the tables
-        sys.stdout.writelines(line + "\n" for line in lines)
+        sys.stdout.writelines(line + "\n" for line in section(title, profile, args, rows, account))
     return cli.EXIT_OK

@@ -17,12 +17,22 @@ Events, per routine (merged over the report's threads, or of one --thread):
   Induced   the sum of their induced first reads (by other threads and by
             the kernel).
 
-TRMS, RMS and Induced are per-routine sums, not costs that add up along
-calls: their call lines carry 0, so their inclusive value is the self value.
-Cost no routine was pending for (the thread root's) goes to a function
-"(no routine)", so that the file's total equals the report's total cost.
-Reports older than format version 3 have no call records: the file then has
-no call graph.
+TRMS, RMS and Induced do not add up along calls: an activation's TRMS
+already counts what its callees read, so a routine's sum is inclusive by
+nature, and a caller's input is not the sum of its callees'. Both views
+should show the routine's own sum. The self view shows the routine's lines;
+an inclusive view (callgrind_annotate --inclusive=yes, KCachegrind) takes a
+called function's inclusive cost from the call lines into it, and a
+function nobody calls from its lines and its call lines. So each call line
+carries the callee's sums shared among the lines into it in proportion to
+their calls (exact for a routine with one caller), a recursive call line
+carries none (the nested activations are in the sums already), and the
+activations no recorded routine called (a thread's root) get a call line
+from "(no routine)", which also holds the cost no routine was pending for,
+so that the file's total equals the report's total cost. Every routine's
+inclusive TRMS, RMS and Induced is then its own sum; those of "(no routine)"
+add up its roots'. Reports older than format version 3 have no call
+records: the file then has no call graph.
 """
 import os
 import sys
@@ -38,6 +48,7 @@ __all__ = ["EVENTS", "NO_ROUTINE", "routine_sums", "export", "main"]
 EVENTS = ("TRMS", "RMS", "Induced")
 # The function that holds the cost spent outside every routine.
 NO_ROUTINE = "(no routine)"
+NO_ROUTINE_ID = -1   # its id among the routines' in _call_lines
 _COST_EVENT = {"bb": ("BB", "Basic blocks executed"), "instructions": ("Ir", "Instructions executed")}
 _EVENT_TEXT = {"TRMS": "Sum of threaded read memory sizes (cells)",
                "RMS": "Sum of read memory sizes (cells)",
@@ -65,6 +76,58 @@ def routine_sums(report: aprof_report.Report,
         if _selected(th, thread):
             sums.setdefault(rid, [0, 0, 0, 0])[2] += size * t.calls
     return sums
+
+
+def _shares(total: int, weights: List[int]) -> List[int]:
+    """`total` split in proportion to `weights`, in integers that add up to
+    it (largest remainders)."""
+    whole = sum(weights)
+    if whole == 0:
+        return [0] * len(weights)
+    parts = [total * w // whole for w in weights]
+    by_remainder = sorted(range(len(weights)), key=lambda i: -(total * weights[i] % whole))
+    for i in by_remainder[:total - sum(parts)]:
+        parts[i] += 1
+    return parts
+
+
+def _call_lines(report: aprof_report.Report, thread: Optional[int],
+                sums: Dict[int, List[int]]) -> Dict[int, Dict[int, List[int]]]:
+    """{caller id (NO_ROUTINE_ID: no recorded caller): {callee id: [calls,
+    inclusive cost, TRMS, RMS, induced]}}: the report's call edges, and one
+    edge into each routine from NO_ROUTINE_ID for its activations no edge
+    accounts for, with the callees' input sums shared among their
+    non-recursive lines in by calls (module docstring)."""
+    edges: Dict[int, Dict[int, List[int]]] = {}
+    for (th, caller, callee), e in report.calls.items():
+        if _selected(th, thread):
+            acc = edges.setdefault(caller, {}).setdefault(callee, [0, 0, 0, 0, 0])
+            acc[0] += e.calls
+            acc[1] += e.inclusive_cost
+    into: Dict[int, List[Tuple[int, List[int]]]] = {}
+    for caller, callees in edges.items():
+        for callee, acc in callees.items():
+            into.setdefault(callee, []).append((caller, acc))
+    activations: Dict[int, List[int]] = {}   # calls, cumulative cost
+    for (th, rid), t in report.totals.items():
+        if _selected(th, thread):
+            acc = activations.setdefault(rid, [0, 0])
+            acc[0] += t.calls
+            acc[1] += t.cumulative_cost
+    for rid, (calls, cumulative) in activations.items():
+        lines = into.get(rid, [])
+        uncalled = calls - sum(acc[0] for _, acc in lines)
+        if uncalled > 0 and report.calls:   # without call records, no function is called
+            called_cost = sum(acc[1] for caller, acc in lines if caller != rid)
+            acc = [uncalled, max(0, cumulative - called_cost), 0, 0, 0]
+            edges.setdefault(NO_ROUTINE_ID, {})[rid] = acc
+            lines = lines + [(NO_ROUTINE_ID, acc)]
+        shared = [acc for caller, acc in lines if caller != rid]
+        for event in range(3):
+            total = sums.get(rid, [0, 0, 0, 0])[1 + event]
+            for acc, part in zip(shared, _shares(total, [acc[0] for acc in shared])):
+                acc[2 + event] = part
+    return edges
 
 
 def _function_names(report: aprof_report.Report) -> Dict[int, str]:
@@ -95,12 +158,7 @@ def export(report: aprof_report.Report, out: TextIO, thread: Optional[int] = Non
     sums = routine_sums(report, thread)
     total_cost = sum(t.total_cost for t in report.threads.values() if _selected(t.serial, thread))
     outside = total_cost - sum(s[0] for s in sums.values())
-    edges: Dict[int, Dict[int, List[int]]] = {}
-    for (th, caller, callee), e in report.calls.items():
-        if _selected(th, thread):
-            acc = edges.setdefault(caller, {}).setdefault(callee, [0, 0])
-            acc[0] += e.calls
-            acc[1] += e.inclusive_cost
+    edges = _call_lines(report, thread, sums)
     names = _function_names(report)
     totals = [total_cost] + [sum(s[i] for s in sums.values()) for i in (1, 2, 3)]
 
@@ -133,19 +191,24 @@ def export(report: aprof_report.Report, out: TextIO, thread: Optional[int] = Non
         r = report.routines[rid]
         return printable(r.object), printable(r.file or "???"), r.line or 0
 
-    for rid in sorted(set(sums) | set(edges)):
+    def call_lines(rid: int, line: int) -> None:
+        for callee, (calls, *costs) in sorted(edges.get(rid, {}).items()):
+            cobj, cfile, cline = position(callee)
+            w(f"cob={ref('ob', cobj)}\ncfi={ref('fl', cfile)}\ncfn={ref('fn', names[callee])}\n")
+            w(f"calls={calls} {cline}\n{line} {' '.join(map(str, costs))}\n")
+
+    for rid in sorted((set(sums) | set(edges)) - {NO_ROUTINE_ID}):
         obj, file, line = position(rid)
         self_cost, trms, rms, induced = sums.get(rid, [0, 0, 0, 0])
         w(f"ob={ref('ob', obj)}\nfl={ref('fl', file)}\nfn={ref('fn', names[rid])}\n")
         w(f"{line} {self_cost} {trms} {rms} {induced}\n")
-        for callee, (calls, inclusive) in sorted(edges.get(rid, {}).items()):
-            cobj, cfile, cline = position(callee)
-            w(f"cob={ref('ob', cobj)}\ncfi={ref('fl', cfile)}\ncfn={ref('fn', names[callee])}\n")
-            w(f"calls={calls} {cline}\n{line} {inclusive} 0 0 0\n")
+        call_lines(rid, line)
         w("\n")
-    if outside > 0:
+    if outside > 0 or NO_ROUTINE_ID in edges:
         w(f"ob={ref('ob', '???')}\nfl={ref('fl', '???')}\nfn={ref('fn', NO_ROUTINE)}\n")
-        w(f"0 {outside} 0 0 0\n\n")
+        w(f"0 {max(outside, 0)} 0 0 0\n")
+        call_lines(NO_ROUTINE_ID, 0)
+        w("\n")
     w(f"totals: {' '.join(map(str, totals))}\n")
 
 

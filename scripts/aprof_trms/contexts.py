@@ -9,7 +9,8 @@
     contexts.py [selection] [--scale K] [--metric trms|rms] [--plot DIR]
                 [--max-contexts N] [--width N] [--full-names] REPORT|DIR...
 
-A context is a chain of routines from a thread's root to the routine
+A context is a chain of routines from a thread's root (a coroutine's or a
+goroutine's: the first routine on its own stack) to the routine
 (recursion folded, depth limited: docs/report-format.md). For each chosen
 routine the command prints one row per context: the chain as callers ending
 in the routine (shortened to fit the line: the root, '…', then the nearest
@@ -17,7 +18,7 @@ callers), its activations, its share of the routine's cost (the sum of its
 activations' costs over that of all the routine's contexts), the fitted
 cost function of its worst-case cost per input size (aprof_trms/fit.py) and
 why it is where it is. Contexts are ordered as rank.py orders routines
-(rank.rank_routines, the routine's cost standing for the program's):
+(ranking.rank_routines, the routine's cost standing for the program's):
 confident fits first, by predicted share of the routine's cost when the
 input grows --scale times beyond the largest seen, then inconclusive fits,
 then contexts that cannot be fitted. The first row is the context where the
@@ -28,8 +29,8 @@ routine. --plot DIR draws one worst-case cost plot per context shown (plot.py's 
 TRMS and RMS panels, titled with the chain): DIR/<routine>-context<rank>.png.
 
 The routines are chosen with the options of aprof_trms/select.py; by
-default the costliest (--top 5) routines that can be fitted and have more
-than one context. Reports without contexts: an error saying to rerun with
+default the costliest (--top 5) routines that can be fitted and have at
+least two contexts that can (MIN_DISTINCT_SIZES sizes each). Reports without contexts: an error saying to rerun with
 --collect-context=yes. Reports are merged as profile.py merges them (the
 same chain in two reports is one context).
 
@@ -39,15 +40,17 @@ contexts, an unwritable DIR), 2 bad usage.
 import dataclasses
 import os
 import sys
-from typing import List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Set
 
 from . import cli
+from . import fit as aprof_fit
+from . import plot as aprof_plot
 from . import plotting as apl
 from . import profile as aprof_profile
-from . import rank as aprof_rank
 from . import report as aprof_report
 from . import select
-from .names import plain_name, printable, short_name
+from .names import plain_name, printable
+from .ranking import DEFAULT_SCALE, Row, display_name, rank_contexts
 
 DEFAULT_TOP = 5
 DEFAULT_MAX_CONTEXTS = 20
@@ -59,25 +62,9 @@ _MIN_CHAIN_WIDTH = 30
 
 @dataclasses.dataclass
 class RoutineContexts:
-    """A routine and its contexts in ranking order (rank.Row per context)."""
+    """A routine and its contexts in ranking order (ranking.Row per context)."""
     routine: aprof_profile.RoutineProfile
-    rows: List[aprof_rank.Row]
-
-
-@dataclasses.dataclass
-class _Scope:
-    """What rank.rank_routines needs of a profile: the cost the shares are
-    of (here: the routine's, summed over its contexts)."""
-    total_cost: int
-
-
-def rank_contexts(profile: aprof_profile.Profile, routine: aprof_profile.RoutineProfile,
-                  metric: str = "trms", scale: float = aprof_rank.DEFAULT_SCALE) -> List[aprof_rank.Row]:
-    """The routine's contexts as rank.Rows, in rank.py's order; share and
-    predicted share are of the routine's cost."""
-    contexts = profile.contexts_of(routine.key)
-    scope = _Scope(sum(c.cumulative_cost for c in contexts))
-    return aprof_rank.rank_routines(scope, contexts, metric, "max", scale, find_carriers=False)
+    rows: List[Row]
 
 
 def chain_names(profile: aprof_profile.Profile, context: aprof_profile.ContextProfile,
@@ -99,43 +86,78 @@ def common_callers(chains: Sequence[Sequence[str]]) -> int:
     return n
 
 
+def _render(names: Sequence[str], kept: Set[int], lead: bool) -> str:
+    """The chain with the routines at `kept` indexes, '…' for each run of
+    the others (and in front when `lead`: the common callers)."""
+    parts = [ELLIPSIS] if lead else []
+    for i, name in enumerate(names):
+        if i in kept:
+            parts.append(name)
+        elif not parts or parts[-1] != ELLIPSIS:
+            parts.append(ELLIPSIS)
+    return ARROW.join(parts)
+
+
+def _fitting(names: Sequence[str], width: int, lead: bool) -> Set[int]:
+    """The indexes a label keeps by default: the first routine, the
+    routine itself, and as many of the nearest callers as fit in `width`
+    (the callers next to the routine tell contexts apart, the first one
+    says where the chain leaves the common part)."""
+    kept = {0, len(names) - 1}
+    for i in range(len(names) - 2, 0, -1):
+        if len(_render(names, kept | {i}, lead)) > width:
+            break
+        kept.add(i)
+    return kept
+
+
 def chain_label(names: Sequence[str], width: int, common: int = 0) -> str:
     """'root > a > b > routine' in about `width` characters. The first
     `common` routines (those all the routine's contexts start with) become
     '…'; of the rest, the first one and as many of the nearest callers as
-    fit, with '…' for those between (the callers next to the routine tell
-    contexts apart, the first one says where the chain leaves the common
-    part)."""
-    lead = [ELLIPSIS] if common else []
+    fit, with '…' for those between. The first and last routines are kept
+    even when they alone are wider (a label is never cut inside a name)."""
     names = list(names[common:])
     if not names:
         return ELLIPSIS
-    whole = ARROW.join(lead + names)
-    if len(whole) <= width or len(names) <= 2:
-        return whole if len(whole) <= width else short_name(whole, width)
-    kept = [names[-1]]
-    for name in reversed(names[1:-1]):
-        if len(ARROW.join(lead + [names[0], ELLIPSIS, name] + kept)) > width:
-            break
-        kept.insert(0, name)
-    hidden = len(names) - 1 - len(kept)
-    label = ARROW.join(lead + [names[0]] + ([ELLIPSIS] if hidden else []) + kept)
-    return label if len(label) <= width else short_name(label, width)
+    return _render(names, _fitting(names, width, bool(common)), bool(common))
+
+
+def _divergence(a: Sequence[str], b: Sequence[str]) -> int:
+    """The first index where two chains differ (the shorter one's length
+    when one starts the other)."""
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
 def chain_labels(chains: Sequence[Sequence[str]], width: int) -> List[str]:
-    """chain_label of each of a routine's contexts, told apart: contexts
-    whose labels would be the same are shown from the last routine where
-    their chain first differs from one of theirs (after the common part '…')."""
+    """chain_label of each of a routine's contexts, told apart: where two
+    labels would read the same, each also keeps the routine where its
+    chain first differs from the other's, with '…' around it, until all
+    differ (at worst, the whole chains). Distinct labels come before the
+    width: two rows reading "… > _addReplyToBufferOrList" say nothing."""
     common = common_callers(chains)
-    labels = [chain_label(c, width, common) for c in chains]
-    for i, chain in enumerate(chains):
-        twins = [chains[j] for j, label in enumerate(labels) if label == labels[i] and j != i]
-        if twins:
-            differ = max(next((k for k, (a, b) in enumerate(zip(chain, t)) if a != b),
-                              min(len(chain), len(t))) for t in twins)
-            labels[i] = chain_label(chain, width, min(differ, len(chain) - 1))
-    return labels
+    rests = [list(c[common:]) for c in chains]
+    kept = [_fitting(r, width, bool(common)) if r else set() for r in rests]
+
+    def labels() -> List[str]:
+        return [_render(r, k, bool(common)) if r else ELLIPSIS for r, k in zip(rests, kept)]
+
+    current = labels()
+    while True:
+        twins: Dict[str, List[int]] = {}
+        for i, label in enumerate(current):
+            twins.setdefault(label, []).append(i)
+        grown = False
+        for group in (g for g in twins.values() if len(g) > 1):
+            for i in group:
+                for j in group:
+                    d = _divergence(rests[i], rests[j]) if i != j else len(rests[i])
+                    if d < len(rests[i]) and d not in kept[i]:
+                        kept[i].add(d)
+                        grown = True
+        if not grown:
+            return current
+        current = labels()
 
 
 def no_contexts_message(profile: aprof_profile.Profile) -> str:
@@ -150,18 +172,30 @@ def routine_contexts(profile: aprof_profile.Profile, args) -> List[RoutineContex
         raise cli.UserError(no_contexts_message(profile))
     selection = select.select_routines(profile, args, apply_limit=False)
     named = bool(args.routine or args.regex or args.all)
-    least = 1 if named else 2
-    chosen = [r for r in selection.routines if len(profile.contexts_of(r.key)) >= least]
+    if named:
+        chosen = [r for r in selection.routines if profile.contexts_of(r.key)]
+    else:
+        chosen = [r for r in selection.routines if _fittable_contexts(profile, r, args.metric) >= 2]
     if not chosen:
-        what = "has a calling context" if named else "has more than one calling context"
+        what = ("has a calling context" if named else
+                f"has two calling contexts with {select.MIN_DISTINCT_SIZES} distinct sizes or more")
         raise cli.UserError(f"no chosen routine {what} ({selection.account()})"
-                            + ("" if named else "; -r NAME shows a routine with one context"))
+                            + ("" if named else "; -r NAME shows any routine with contexts"))
     if args.top is not None:
         chosen = chosen[:args.top]
     return [RoutineContexts(r, rank_contexts(profile, r, args.metric, args.scale)) for r in chosen]
 
 
-def _shown(rc: RoutineContexts, most: int) -> List[aprof_rank.Row]:
+def _fittable_contexts(profile: aprof_profile.Profile, routine: aprof_profile.RoutineProfile,
+                       metric: str) -> int:
+    """How many contexts of the routine have enough sizes to be fitted: the
+    default choice needs two, so that its table compares cost functions
+    (a routine whose contexts have one or two sizes each says nothing)."""
+    return sum(1 for c in profile.contexts_of(routine.key)
+               if len(c.points(metric)) >= select.MIN_DISTINCT_SIZES)
+
+
+def _shown(rc: RoutineContexts, most: int) -> List[Row]:
     """The first `most` contexts (0: all)."""
     return rc.rows[:most] if most else rc.rows
 
@@ -173,9 +207,31 @@ def _table(header: List[str], rows: List[List[str]], right: set) -> List[str]:
             for r in [header] + rows]
 
 
+_HEADER = ["#", "share%", "at scale%", "trust", "calls", "sizes", "fit", "R^2", "context"]
+
+
+def _table_cells(rows: List[Row], chains: List[List[str]], metric: str,
+                 width: int) -> List[List[str]]:
+    """The cells of a routine's table (_HEADER), the context last, shortened
+    to the room the other columns leave in `width`."""
+    cells = []
+    for i, row in enumerate(rows, 1):
+        fitted = row.result is not None
+        best = row.result.best if fitted else None
+        cells.append([str(i), f"{row.share:.2f}", f"{row.predicted_share:.2f}" if fitted else "-",
+                      ("ok" if row.conclusive else "?") if fitted else "-", str(row.routine.calls),
+                      str(len(row.routine.points(metric))),
+                      aprof_fit.model_label(best) if fitted else "-",
+                      f"{best.r2:.4f}" if fitted else "-", ""])
+    used = sum(max([len(h)] + [len(c[i]) for c in cells]) + 2 for i, h in enumerate(_HEADER[:-1]))
+    room = max(_MIN_CHAIN_WIDTH, width - used)
+    for cell, label in zip(cells, chain_labels(chains, room)):
+        cell[-1] = label
+    return cells
+
+
 def format_routine(profile: aprof_profile.Profile, rc: RoutineContexts, metric: str,
                    scale: float, width: int, full: bool, most: int = 0) -> List[str]:
-    from . import fit as aprof_fit
     r = rc.routine
     cost = sum(row.routine.cumulative_cost for row in rc.rows)
     rows = _shown(rc, most)
@@ -187,21 +243,8 @@ def format_routine(profile: aprof_profile.Profile, rc: RoutineContexts, metric: 
     if common:
         lines.append(f"  every context starts with {common} routine{'' if common == 1 else 's'} "
                      f"(… below): {chain_label(chains[0][:common], max(_MIN_CHAIN_WIDTH, width - 40))}")
-    header = ["#", "share%", "at scale%", "trust", "calls", "sizes", "fit", "R^2", "context"]
-    cells = []
-    for i, row in enumerate(rows, 1):
-        fitted = row.result is not None
-        best = row.result.best if fitted else None
-        cells.append([str(i), f"{row.share:.2f}", f"{row.predicted_share:.2f}" if fitted else "-",
-                      ("ok" if row.conclusive else "?") if fitted else "-", str(row.routine.calls),
-                      str(len(row.routine.points(metric))),
-                      aprof_fit.model_label(best) if fitted else "-",
-                      f"{best.r2:.4f}" if fitted else "-", ""])
-    used = sum(max([len(h)] + [len(c[i]) for c in cells]) + 2 for i, h in enumerate(header[:-1]))
-    room = max(_MIN_CHAIN_WIDTH, width - used)
-    for cell, label in zip(cells, chain_labels(chains, room)):
-        cell[-1] = label
-    lines += ["  " + line for line in _table(header, cells, {0, 1, 2, 4, 5, 7})]
+    cells = _table_cells(rows, chains, metric, width)
+    lines += ["  " + line for line in _table(_HEADER, cells, {0, 1, 2, 4, 5, 7})]
     lines.append("  Why each context is where it is (share of the routine's cost; "
                  "trust ? = inconclusive):")
     for i, row in enumerate(rows, 1):
@@ -224,15 +267,47 @@ def format_text(profile: aprof_profile.Profile, chosen: List[RoutineContexts], m
     return "\n".join(lines)
 
 
+# The fields of a row of the JSON output (docs/json-format.md): one per context shown.
+FIELDS = ["routine", "object", "rank", "context", "chain", "calls", "sizes", "share_pct",
+          "predicted_share_pct", "conclusive", "model", "growth", "growth_low", "growth_high",
+          "r2", "formula", "reason"]
+
+
+def context_rows(profile: aprof_profile.Profile, chosen: List[RoutineContexts], metric: str,
+                 width: int, full: bool, most: int = 0) -> List[dict]:
+    """The rows of the tables format_text prints, as the JSON output gives
+    them: the context as the table shows it, and its whole chain of routine
+    names from the root; the fit's fields None for a context not fitted."""
+    out = []
+    for rc in chosen:
+        rows = _shown(rc, most)
+        chains = [chain_names(profile, row.routine, full) for row in rows]
+        labels = [cells[-1] for cells in _table_cells(rows, chains, metric, width)]
+        for i, (row, label) in enumerate(zip(rows, labels), 1):
+            fitted = row.result is not None
+            best = row.result.best if fitted else None
+            interval = (row.result.interval if fitted else None) or (None, None)
+            out.append({
+                "routine": display_name(rc.routine), "object": rc.routine.object,
+                "rank": i, "context": label,
+                "chain": [printable(profile.routines[key].name) for key in row.routine.key],
+                "calls": row.routine.calls, "sizes": len(row.routine.points(metric)),
+                "share_pct": row.share, "predicted_share_pct": row.predicted_share if fitted else None,
+                "conclusive": row.conclusive if fitted else None,
+                "model": aprof_fit.model_label(best) if fitted else None,
+                "growth": row.growth if fitted else None, "growth_low": interval[0],
+                "growth_high": interval[1], "r2": best.r2 if fitted else None,
+                "formula": best.formula() if fitted else None, "reason": row.reason})
+    return out
+
+
 def draw(profile: aprof_profile.Profile, chosen: List[RoutineContexts], outdir: str, args) -> List[str]:
     """One worst-case cost picture per context (plot.routine_figure);
     returns the files written."""
-    from . import plot as aprof_plot
-    fmt = apl.check_format(args.format)
+    fmt = apl.check_format(args.picture_format)
     size = apl.parse_size(args.size)
     plt = apl.pyplot()
     import numpy as np
-    from . import fit as aprof_fit
     outdir = apl.prepare_outdir(outdir)
     # Names as the chain shows them (chain_names): the title is not shortened again.
     style = aprof_plot.Style(False, False, profile.cost_metric, profile.memory_resolution)
@@ -244,7 +319,7 @@ def draw(profile: aprof_profile.Profile, chosen: List[RoutineContexts], outdir: 
         labels = chain_labels(chains, aprof_plot.TITLE_WIDTH)
         for i, (row, label) in enumerate(zip(rows, labels), 1):
             context = row.routine
-            fits = {m: aprof_plot.fit_of(aprof_fit, context, m) for m in aprof_plot.METRICS}
+            fits = {m: aprof_fit.fit_of(context, m) for m in aprof_plot.METRICS}
             # The title names the context: its chain as the table shows it.
             titled = dataclasses.replace(context, name=label)
             fig = aprof_plot.routine_figure(plt, np, aprof_fit, titled, "cost", fits, style,
@@ -257,7 +332,6 @@ def draw(profile: aprof_profile.Profile, chosen: List[RoutineContexts], outdir: 
 
 
 def parse_args(argv):
-    from .annotate import terminal_width
     p = cli.argument_parser(
         description="A routine's calling contexts (--collect-context=yes reports), each with its "
         "own fitted cost function, the context where the routine grows worst first.",
@@ -267,9 +341,9 @@ def parse_args(argv):
         "2 bad usage.")
     p.add_argument("reports", nargs="+", metavar="REPORT|DIR",
                    help="aprof-trms reports, or directories of aprof-trms.out.* files (all merged)")
-    p.add_argument("--scale", type=aprof_rank.positive_scale, default=aprof_rank.DEFAULT_SCALE,
+    p.add_argument("--scale", type=cli.positive_scale, default=DEFAULT_SCALE,
                    metavar="K", help="rank by the predicted cost at K times the largest input "
-                   f"seen (default {aprof_rank.DEFAULT_SCALE:g})")
+                   f"seen (default {DEFAULT_SCALE:g})")
     p.add_argument("--metric", choices=aprof_report.METRICS, default="trms",
                    help="input size metric of the fits and ranking (default trms)")
     p.add_argument("--width", type=int, default=None, metavar="N",
@@ -280,14 +354,16 @@ def parse_args(argv):
                    help=f"show the first N contexts of each routine (default {DEFAULT_MAX_CONTEXTS}; "
                    "0: all)")
     select.add_selection_arguments(p, top=DEFAULT_TOP)
+    cli.add_format_option(p)
     out = p.add_argument_group("plots")
     out.add_argument("--plot", metavar="DIR", default=None,
                      help="draw one worst-case cost plot per context in DIR (created if missing)")
-    apl.add_output_options(out, "a per-context picture", DEFAULT_SIZE)
+    # --format is the text's (text or json): the pictures' is --picture-format.
+    apl.add_output_options(out, "a per-context picture", DEFAULT_SIZE, "--picture-format")
     args = p.parse_args(argv)
     apl.check_output_options(p, args)
     if args.width is None:
-        args.width = terminal_width()
+        args.width = cli.terminal_width()
     elif args.width < 60:
         p.error("--width must be at least 60")
     if args.max_contexts < 0:
@@ -299,11 +375,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(argv)
     profile = aprof_profile.load_profile(args.reports)
     chosen = routine_contexts(profile, args)
-    sys.stdout.write(format_text(profile, chosen, args.metric, args.scale, args.width,
-                                 args.full_names, args.max_contexts))
+    if args.format == "json":
+        cli.write_rows("json", "contexts", FIELDS,
+                       context_rows(profile, chosen, args.metric, args.width, args.full_names,
+                                    args.max_contexts),
+                       reports=profile.paths, cost_metric=profile.cost_metric, metric=args.metric,
+                       scale=args.scale, depth_limit=profile.context_depth)
+    else:
+        sys.stdout.write(format_text(profile, chosen, args.metric, args.scale, args.width,
+                                     args.full_names, args.max_contexts))
     if args.plot is not None:
         written = draw(profile, chosen, args.plot, args)
-        if not args.quiet:
+        if not args.quiet and args.format == "text":   # JSON: one document on stdout
             for path in written:
                 print(path)
     return cli.EXIT_OK

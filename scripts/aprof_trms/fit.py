@@ -94,6 +94,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import evidence
+from .names import number
 
 __all__ = ["MODELS", "MIN_DISTINCT_SIZES", "K_RANGE", "LOG_GROWTH",
            "PREFER_SIMPLER_DELTA", "STATISTICS", "ENVELOPE_DROP", "GROWTH_RATIO",
@@ -101,7 +102,7 @@ __all__ = ["MODELS", "MIN_DISTINCT_SIZES", "K_RANGE", "LOG_GROWTH",
            "NotEnoughPoints", "Fit",
            "FitResult", "model_term", "model_label", "label_with_interval", "upper_envelope", "fit_points", "fit_many",
            "fit_model", "routine_points", "fit_routine", "fit_routines",
-           "fit_routines_by_metric"]
+           "fit_routines_by_metric", "FitInfo", "fit_infos", "fit_of"]
 
 MODELS = ("1", "log n", "sqrt n", "n", "n log n", "n^2", "n^3", "n^k")
 MIN_DISTINCT_SIZES = 5     # below this: no fit (AICc of a 3-parameter class needs 5 points)
@@ -118,10 +119,12 @@ DISTINCT_GROWTH = 0.5      # growth exponents this far apart are different answe
 CONSTANT_SPREAD = 2.0      # a constant fit of costs spread wider than this is inconclusive
 TAIL_MISS = 2.0            # a fit off by this factor at the largest sizes is inconclusive
 TAIL_SPAN = 10.0           # the largest sizes: within this factor of the largest (at least 3)
+TAIL_LARGEST = 3           # and the very largest sizes, judged by themselves as well
 CONFIDENT_CLUSTERS = 6     # fewer clusters of sizes (evidence.size_clusters): inconclusive
 CONFIDENT_SPAN = 4.0       # sizes spanning less than this factor: inconclusive
 CONFIDENT_KEPT = 0.5       # an upper envelope keeping less than this share of the points
 EXPONENT_LEVEL = 3.84      # chi-square(1) at 95%: the exponent interval's likelihood ratio
+CONFIDENT_WIDTH = 2 * DISTINCT_GROWTH   # a wider exponent interval holds classes two apart
 
 _FIXED_EXPONENT = {"1": 0.0, "log n": LOG_GROWTH, "sqrt n": 0.5, "n": 1.0,
                    "n log n": 1.0 + LOG_GROWTH, "n^2": 2.0, "n^3": 3.0}
@@ -203,7 +206,7 @@ class Fit:
     def formula(self, digits: int = 3) -> str:
         """E.g. "12.3 + 4.56·n log n", "3.1 + 0.02·n^2.04", "7" for the constant."""
         def num(x: float) -> str:
-            return f"{x:.{digits}g}"
+            return number(x, f".{digits}g")
         if self.model == "1":
             return num(self.a)
         term = f"n^{num(self.k)}" if self.model == "n^k" else self.model
@@ -227,7 +230,7 @@ def label_with_interval(result: "FitResult") -> str:
     """The chosen model and its exponent's 95% interval: "n^1.02 [0.97, 1.08]"."""
     interval = result.interval
     label = model_label(result.best)
-    return label if interval is None else f"{label} [{interval[0]:.2f}, {interval[1]:.2f}]"
+    return label if interval is None else f"{label} [{number(interval[0], '.2f')}, {number(interval[1], '.2f')}]"
 
 
 def model_label(fit: Fit, digits: int = 2) -> str:
@@ -619,6 +622,15 @@ class _Batch:
         ratio = self.clusters[:, None] * np.log(np.maximum(grid_rss, floor) / best)
         return _likelihood_bounds(grid, ratio, k)
 
+    def power_law(self, b: float, k: float) -> Fit:
+        """b*n^k (no intercept; b and k given) on a batch of one row, with
+        the rss, R^2 and criterion fit() gives a fixed exponent's fit."""
+        one = np.ones(1)
+        resid = self.ys - b * np.power(self.n, k) / self.yscale[:, None]
+        rss_w = (self.w * resid * resid).sum(axis=1)
+        fit = self._finish("n^k", 0.0 * one, b * one, k * one, 0.0 * one, rss_w, _params("n^k") - 1)
+        return self._fits("n^k", fit, k * one)[0]
+
     @functools.cached_property
     def clusters(self) -> np.ndarray:
         """Clusters of sizes per row (evidence.size_clusters)."""
@@ -737,6 +749,42 @@ def _tail_ratio(result: "FitResult") -> Tuple[float, int]:
     return _median(ratios), count
 
 
+def _largest_ratios(result: "FitResult") -> List[float]:
+    """Predicted / measured worst cost at each of the TAIL_LARGEST largest
+    sizes fitted, the largest first. Where many sizes lie within TAIL_SPAN
+    of the largest, their median hides a model that passes far below the
+    last few (issue 27: 17M predicted where 124M was measured)."""
+    largest = sorted(set(result.sizes), reverse=True)[:TAIL_LARGEST]
+    worst = {n: 0.0 for n in largest}
+    for n, y in zip(result.sizes, result.costs):
+        if n in worst:
+            worst[n] = max(worst[n], y)
+    with np.errstate(all="ignore"):
+        predicted = np.asarray(result.best.predict(largest), dtype=float).tolist()
+    return [p / max(worst[n], 1.0) for p, n in zip(predicted, largest)]
+
+
+def _misses_largest(result: "FitResult") -> str:
+    """The doubt of a model off at the largest sizes, or "": off by more than
+    TAIL_MISS times in the median over the sizes within TAIL_SPAN of the
+    largest, or over the TAIL_LARGEST largest, or by more than TAIL_MISS^2
+    times at the largest size alone (one point: a wider margin)."""
+    def off(ratio: float, factor: float) -> bool:
+        return not 1.0 / factor <= ratio <= factor   # NaN is off too
+
+    tail, count = _tail_ratio(result)
+    largest = _largest_ratios(result)
+    if off(tail, TAIL_MISS):
+        where = f"at the {count} largest sizes"
+    elif off(_median(largest), TAIL_MISS):
+        tail, where = _median(largest), f"at the {len(largest)} largest sizes"
+    elif off(largest[0], TAIL_MISS ** 2):
+        tail, where = largest[0], "at the largest size"
+    else:
+        return ""
+    return f"misses the largest sizes: predicts {tail:.2g}x the measured cost {where}"
+
+
 def _doubts(result: "FitResult", clusters: Optional[int] = None) -> List[str]:
     """Why the fit is inconclusive (fit_points); clusters: of the sizes
     fitted, when known (evidence.size_clusters)."""
@@ -757,20 +805,32 @@ def _doubts(result: "FitResult", clusters: Optional[int] = None) -> List[str]:
         doubts.append(f"R^2 {best.r2:.2f} < {CONFIDENT_R2:g}")
     if result.at_bound:
         doubts.append(f"exponent at the fitter's bound {best.k:g}")
-    tail, count = _tail_ratio(result)
-    if not 1.0 / TAIL_MISS <= tail <= TAIL_MISS:
-        doubts.append(f"misses the largest sizes: predicts {tail:.2g}x the measured cost "
-                      f"at the {count} largest sizes")
+    doubts += _wide_interval(result)
+    missed = _misses_largest(result)
+    if missed:
+        doubts.append(missed)
     if (ru is not None and abs(ru.criterion - best.criterion) < PREFER_SIMPLER_DELTA
             and abs(ru.growth_exponent() - best.growth_exponent()) >= DISTINCT_GROWTH):
         doubts.append(f"runner-up {model_label(ru)} fits about as well "
-                      f"(ΔAICc {ru.criterion - best.criterion:+.1f})")
+                      f"(ΔAICc {number(ru.criterion - best.criterion, '+.1f')})")
     result.model_slope_known = False   # that of this best model
     slopes = result.slopes()
     if slopes is not None and abs(slopes[0] - slopes[1]) > evidence.SLOPE_TOLERANCE:
-        doubts.append(f"grows with slope {slopes[0]:.2f} at the largest sizes, where its points "
-                      f"rise with slope {slopes[1]:.2f}")
+        doubts.append(f"grows with slope {number(slopes[0], '.2f')} at the largest sizes, where its "
+                      f"points rise with slope {number(slopes[1], '.2f')}")
     return doubts
+
+
+def _wide_interval(result: "FitResult") -> List[str]:
+    """The doubt of an exponent interval too wide to name a class: one that
+    holds both n and n^2 says the points do not tell the growth, whatever
+    class fits best (an interpreter's loop with 8 sizes: n^3 [1.00, 3.47])."""
+    interval = result.interval
+    if interval is None or interval[1] - interval[0] <= CONFIDENT_WIDTH:
+        return []
+    low, high = (number(bound, ".2f") for bound in interval)
+    return [f"its exponent lies anywhere in [{low}, {high}] "
+            f"(confident up to a width of {CONFIDENT_WIDTH:g})"]
 
 
 def _thin_evidence(result: "FitResult", used: int, clusters: int) -> List[str]:
@@ -869,9 +929,10 @@ def _result(prepared: _Prepared, fits: List[Fit], integer: bool, clusters: float
 
 def _log_log_power(sizes: List[float], costs: List[float]) -> Optional[Fit]:
     """a + b*n^k with k the least-squares slope of log cost on log size (the
-    fixed exponent up to 10, beyond the free one's range): the growing model
-    of last resort, for points that rise by orders of magnitude where every
-    model of the family came out flat."""
+    fixed exponent up to 10, beyond the free one's range), or b*n^k through
+    the points' centre on the log-log scale where that comes out flat too:
+    the growing model of last resort, for points that rise by orders of
+    magnitude where every model of the family came out flat."""
     pairs = [(math.log(n), math.log(y)) for n, y in zip(sizes, costs) if n > 0 and y > 0]
     if len({x for x, _ in pairs}) < 2:
         return None
@@ -880,8 +941,15 @@ def _log_log_power(sizes: List[float], costs: List[float]) -> Optional[Fit]:
     slope = sum((x - mx) * (v - my) for x, v in pairs) / sum((x - mx) ** 2 for x, _ in pairs)
     if slope <= 0.0:
         return None
-    n, y = np.array([sizes]), np.array([costs])
-    return _Batch(n, y).fit("n^k", min(slope, 10.0))[0]
+    k = min(slope, 10.0)
+    batch = _Batch(np.array([sizes]), np.array([costs]))
+    power = batch.fit("n^k", k)[0]
+    if power.b > 0.0:
+        return power
+    # Relative least squares came out flat with this exponent too (many
+    # cheap points outvote the few that rise): the power law through the
+    # points' centre on the log-log scale, which grows as they do.
+    return batch.power_law(math.exp(my - k * mx), k)
 
 
 def _fit_batch(prepared: List[_Prepared], judge: bool) -> List[FitResult]:
@@ -961,7 +1029,7 @@ def fit_points(sizes: Sequence[float], costs: Sequence[float],
       CONFIDENT_SIZES sizes, R^2 below CONFIDENT_R2 (for the constant:
       costs spread more than CONSTANT_SPREAD times), a free exponent at
       its bound, a prediction off by more than TAIL_MISS times at the
-      largest sizes (_tail_ratio), a runner-up of another growth
+      largest sizes (_misses_largest), a runner-up of another growth
       (DISTINCT_GROWTH) within PREFER_SIMPLER_DELTA.
     fit_many() fits many point sets faster."""
     result = fit_many([(sizes, costs)], min_distinct)[0]
@@ -1052,3 +1120,41 @@ def fit_routine(routine, metric: str = "trms", statistic: str = "max") -> FitRes
     if isinstance(result, ValueError):
         raise result
     return result
+
+
+# ---------------------------------------------------------------------------
+# The worst-case fits the commands show (plot, annotate's table, the HTML
+# report), with the reason a routine has none.
+# ---------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class FitInfo:
+    """The fit of one routine and input metric, or why there is none."""
+    result: Optional[FitResult] = None
+    reason: str = ""                  # "no fit: ..." when result is None
+
+
+def fit_infos(routines, metrics: Sequence[str], slim: bool = False) -> Dict[str, List[FitInfo]]:
+    """The worst-case fit of each routine by each metric, or why there is
+    none; the routines are fitted together (fit_routines_by_metric:
+    much faster than one by one, same TRMS and RMS points fitted once;
+    slim: results without the candidates not shown, for many routines)."""
+    results = fit_routines_by_metric(routines, metrics, "max", slim)
+    return {metric: [_fit_info(routine, metric, result)
+                     for routine, result in zip(routines, results[metric])] for metric in metrics}
+
+
+def _fit_info(routine, metric: str, result) -> FitInfo:
+    if isinstance(result, NotEnoughPoints):
+        distinct = getattr(result, "distinct", len(routine.points(metric)))
+        needed = getattr(result, "needed", MIN_DISTINCT_SIZES)
+        return FitInfo(reason=f"no fit: only {distinct} distinct "
+                              f"size{'' if distinct == 1 else 's'} (need {needed})")
+    if isinstance(result, ValueError):
+        return FitInfo(reason=f"no fit: {result}")
+    return FitInfo(result=result)
+
+
+def fit_of(routine, metric: str) -> FitInfo:
+    """fit_infos of one routine and metric."""
+    return fit_infos([routine], (metric,))[metric][0]

@@ -4,7 +4,7 @@
 # Copyright (C) 2026, the aprof-trms authors.
 """One self-contained HTML file for a profile (docs/analysis.md, "html.py"):
 
-    html_report.py [-o FILE] [--baseline REPORT|DIR...] [selection] REPORT|DIR...
+    html_report.py [-o FILE] [--baseline REPORT|DIR]... [selection] REPORT|DIR...
 
 The reports are merged as plot.py merges them. The file holds the data as
 compact JSON and a small script (html_assets/report.js) that draws
@@ -48,68 +48,32 @@ from typing import Dict, List, Optional, Sequence
 
 from . import __version__, cli, output
 from . import charts as aprof_charts
-from . import fit as aprof_fit
 from . import html_calls
 from . import html_graph
 from . import html_threads
 from . import plot as aprof_plot
 from . import profile as aprof_profile
-from . import rank as aprof_rank
+from . import programs
 from . import regress as aprof_regress
 from . import report as aprof_report
 from . import select
 from . import table
+from .html_json import fits_json, num, points_json
+from .ranking import rank_routines
 
 ASSETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "html_assets")
 DEFAULT_OUTPUT = "aprof-trms-report.html"
 DETAILED_ROUTINES = 5000   # routines with points and fits in the page, beyond those shown
 
 
-def _num(x: float) -> float:
-    """A float with 4 significant digits: enough for shares and fits on screen,
-    and a compact JSON."""
-    return float(f"{x:.4g}")
-
-
-def _param(x: Optional[float]) -> Optional[float]:
-    """A fit parameter with 7 significant digits: the curve drawn from it
-    is exact to the pixel."""
-    return None if x is None else float(f"{x:.7g}")
-
-
-def _fit_json(fit) -> Dict:
-    return {"model": fit.model, "label": aprof_fit.model_label(fit), "formula": fit.formula(),
-            "a": _param(fit.a), "b": _param(fit.b), "c": _param(fit.c), "k": _param(fit.k),
-            "r2": _num(fit.r2), "aicc": _num(fit.criterion)}
-
-
-def fits_json(fits: Dict[str, aprof_plot.FitInfo]) -> Dict:
-    """The fits by metric: best and runner-up, or why there is none."""
-    out = {}
-    for metric, info in fits.items():
-        if info.result is None:
-            out[metric] = {"reason": info.reason}
-        else:
-            ru = info.result.runner_up
-            out[metric] = {"best": _fit_json(info.result.best),
-                           "runner_up": _fit_json(ru) if ru else None,
-                           "notes": info.result.notes, "doubts": info.result.doubts}
-    return out
-
-
-def _points_json(points: Dict[int, aprof_profile.Point]) -> List[List[int]]:
-    """[size, calls, min, max, sum] per size, sizes ascending."""
-    return [[s, p.calls, p.min_cost, p.max_cost, p.sum_cost] for s, p in sorted(points.items())]
-
-
 def _row_json(row: table.RoutineRow, objects: Dict[str, int], selected: bool) -> List:
     """One table row; the order is that of F in report.js."""
     return [row.name, objects.setdefault(row.object, len(objects)), row.calls, row.self_cost,
-            _num(row.self_share), row.inclusive_cost, _num(row.inclusive_share),
-            row.distinct_trms, row.distinct_rms, _num(row.richness), _num(row.thread_share),
-            _num(row.external_share), _num(row.trms_growth), _num(row.rms_growth),
+            num(row.self_share), row.inclusive_cost, num(row.inclusive_share),
+            row.distinct_trms, row.distinct_rms, num(row.richness), num(row.thread_share),
+            num(row.external_share), num(row.trms_growth), num(row.rms_growth),
             row.fit_label("trms"), row.fit_label("rms"), row.top_producer,
-            _num(row.top_producer_share), 1 if selected else 0]
+            num(row.top_producer_share), 1 if selected else 0]
 
 
 def selection_parser(parser=None):
@@ -134,16 +98,16 @@ def _every_routine() -> argparse.Namespace:
     return parser.parse_args([])
 
 
-def program_json(profile: aprof_profile.Profile, roots: List[aprof_charts.ThreadRoot]) -> Dict:
+def program_json(profile: aprof_profile.Profile, roots: List[programs.ThreadRoot]) -> Dict:
     """The numbers of charts.py's program-level charts."""
-    program = aprof_charts.program_of_profile("", profile, roots, _every_routine())
-    top, with_induced = aprof_charts.top_induced(program, aprof_charts.DEFAULT_TOP)
+    program = programs.program_from("", profile, roots, _every_routine())
+    top, with_induced = programs.top_induced(program, aprof_charts.DEFAULT_TOP)
     return {
-        "induced": [[r.name, _num(100.0 * r.thread_induced / r.sum_trms),
-                     _num(100.0 * r.external / r.sum_trms)] for r in top],
+        "induced": [[r.name, num(100.0 * r.thread_induced / r.sum_trms),
+                     num(100.0 * r.external / r.sum_trms)] for r in top],
         "with_induced": with_induced,
-        "richness": [_num(r.richness) for r in program.routines],
-        "volume": [_num(r.volume) for r in program.routines],
+        "richness": [num(r.richness) for r in program.routines],
+        "volume": [num(r.volume) for r in program.routines],
         "thread_induced": program.thread_induced,
         "external": program.external,
     }
@@ -156,7 +120,7 @@ def ranking_json(profile: aprof_profile.Profile, index: Dict,
     rank.py's own: fittable routines above 1% of the cost)."""
     args = selection_args or selection_parser().parse_args([])
     routines = select.select_routines(profile, args, apply_limit=False).routines
-    return [[index[row.routine.key], row.reason] for row in aprof_rank.rank_routines(profile, routines)]
+    return [[index[row.routine.key], row.reason] for row in rank_routines(profile, routines)]
 
 
 def regression_json(baseline: Optional[aprof_profile.Profile],
@@ -210,7 +174,7 @@ def report_data(reading: html_threads.Reading, argv: Sequence[str],
     details: List[Optional[Dict]] = [None] * len(rows)   # per row, parsed by the page on demand
     for row in detailed:
         r = row.routine
-        details[index[r.key]] = {"trms": _points_json(r.trms), "rms": _points_json(r.rms),
+        details[index[r.key]] = {"trms": points_json(r.trms), "rms": points_json(r.rms),
                                  "fits": fits_json(row.fits), "threads": per_thread.get(r.key, []),
                                  **html_calls.routine_json(profile, r, index)}
     return {
@@ -277,8 +241,12 @@ def parse_args(argv):
                    help="aprof-trms reports, or directories of aprof-trms.out.* files (all merged)")
     p.add_argument("-o", "--output", default=DEFAULT_OUTPUT, metavar="FILE",
                    help=f"HTML file to write (default {DEFAULT_OUTPUT})")
-    p.add_argument("--baseline", nargs="+", metavar="REPORT|DIR", default=None,
-                   help="reports of a reference version: add the regression comparison")
+    # One value per option (repeat it for several): `--baseline A B` is the
+    # baseline A and the reports B, as a user means it; nargs="+" took B as
+    # a baseline too and then asked for the reports.
+    p.add_argument("--baseline", action="append", metavar="REPORT|DIR", default=None,
+                   help="a report or directory of reports of a reference version (repeat "
+                   "for several; merged): add the regression comparison")
     p.add_argument("--graph-edges", type=int, default=html_graph.DEFAULT_EDGES, metavar="N",
                    help="edges of the producer-to-consumer graph of reports with input sources: "
                         f"the N heaviest (default {html_graph.DEFAULT_EDGES})")

@@ -16,9 +16,10 @@ place in the call graph, as JSON merged into the routine's details:
 """
 from typing import Dict, List
 
-from . import contexts as aprof_contexts
-from . import plot as aprof_plot
 from . import profile as aprof_profile
+from .fit import FitInfo
+from .html_json import fits_json, num, points_json
+from .ranking import rank_contexts
 
 
 def _edges(index: Dict, edges) -> List[List[int]]:
@@ -26,18 +27,16 @@ def _edges(index: Dict, edges) -> List[List[int]]:
 
 
 def _context_json(index: Dict, row) -> Dict:
-    # html.py's encoders (imported here: html imports this module).
-    from . import html as aprof_html
     context = row.routine
     # The ranking's own fit of the context, not a second one.
-    fit = aprof_plot.FitInfo(result=row.result) if row.fitted else aprof_plot.FitInfo(reason=row.reason)
+    fit = FitInfo(result=row.result) if row.fitted else FitInfo(reason=row.reason)
     return {"chain": [index[key] for key in context.key],
             "calls": context.calls, "cost": context.cumulative_cost,
-            "share": aprof_html._num(row.share),
-            "predicted": aprof_html._num(row.predicted_share) if row.fitted else None,
+            "share": num(row.share),
+            "predicted": num(row.predicted_share) if row.fitted else None,
             "trust": ("ok" if row.conclusive else "?") if row.fitted else "-",
-            "reason": row.reason, "trms": aprof_html._points_json(context.trms),
-            "fit": aprof_html.fits_json({"trms": fit})["trms"]}
+            "reason": row.reason, "trms": points_json(context.trms),
+            "fit": fits_json({"trms": fit})["trms"]}
 
 
 def routine_json(profile: aprof_profile.Profile, routine: aprof_profile.RoutineProfile,
@@ -48,7 +47,7 @@ def routine_json(profile: aprof_profile.Profile, routine: aprof_profile.RoutineP
     out = {"callers": _edges(index, callers), "callees": _edges(index, callees)}
     if len(profile.contexts_of(routine.key)) > 1:
         out["contexts"] = [_context_json(index, row)
-                           for row in aprof_contexts.rank_contexts(profile, routine)]
+                           for row in rank_contexts(profile, routine)]
     return out
 
 

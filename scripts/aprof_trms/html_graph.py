@@ -8,7 +8,7 @@
 
 For every report with source records (docs/report-format.md, thread-source
 and kernel-source), the graph that `producers.py --graph` draws
-(producers.graph_of: the heaviest edges, nodes ordered by reads, one colour
+(sources.graph_of: the heaviest edges, nodes ordered by reads, one colour
 per thread): producers on the left (a thread's routine, `T<serial> name`, or
 `syscall name`), consumers on the right, one curve per edge whose width grows
 with log(reads), labelled with its reads where the label has room (every
@@ -21,12 +21,13 @@ drawn by report.js: the page stays one file and works without the script.
 import html
 from typing import Dict, List, Sequence, Tuple
 
-from . import producers
 from . import report as aprof_report
+from . import sources
+from .sources_graph import edge_width, label_spots
 
 __all__ = ["DEFAULT_EDGES", "MAX_GRAPHS", "section_html", "graph_svg"]
 
-DEFAULT_EDGES = producers.DEFAULT_EDGES
+DEFAULT_EDGES = sources.DEFAULT_EDGES
 MAX_GRAPHS = 4       # reports drawn (processes of a fork each have one)
 
 # Geometry of the SVG (pixels).
@@ -43,7 +44,7 @@ def _esc(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-def _place(nodes: List[producers.Node], height: int) -> Dict[producers.Node, float]:
+def _place(nodes: List[sources.Node], height: int) -> Dict[sources.Node, float]:
     """Nodes spread evenly over the column, heaviest at the top."""
     step = (height - TOP - BOTTOM) / max(len(nodes), 1)
     return {n: TOP + (i + 0.5) * step for i, n in enumerate(nodes)}
@@ -59,7 +60,7 @@ def _point(t: float, y0: float, y1: float) -> Tuple[float, float]:
     return (sum(w * x for w, x in zip(weights, xs)), sum(w * y for w, y in zip(weights, ys)))
 
 
-def graph_svg(graph: producers.Graph) -> str:
+def graph_svg(graph: sources.Graph) -> str:
     """The graph (with at least one edge) as an SVG element."""
     height = TOP + BOTTOM + ROW * max(len(graph.producers), len(graph.consumers))
     y_p, y_c = _place(graph.producers, height), _place(graph.consumers, height)
@@ -70,12 +71,12 @@ def graph_svg(graph: producers.Graph) -> str:
            f'aria-label="producer-to-consumer graph">',
            f'<text class="column" x="{PRODUCER_X - 10}" y="16" text-anchor="end">producers</text>',
            f'<text class="column" x="{CONSUMER_X + 10}" y="16">consumers</text>']
-    spots = producers.label_spots(graph.edges, lambda p, c, t: _point(t, y_p[p], y_c[c]), EDGE_LABEL)
+    spots = label_spots(graph.edges, lambda p, c, t: _point(t, y_p[p], y_c[c]), EDGE_LABEL)
     for (p, c, reads), spot in zip(graph.edges, spots):
         y0, y1 = y_p[p], y_c[c]
         # Points to pixels: the PNG's widths at the page's 96 dpi.
-        width = producers.edge_width(reads, heaviest) * 4 / 3
-        tip = (f"{producers.node_label(p, None)} \u2192 {producers.node_label(c, None)}: "
+        width = edge_width(reads, heaviest) * 4 / 3
+        tip = (f"{graph.node_label(p, None)} \u2192 {graph.node_label(c, None)}: "
                f"{reads:,} induced reads")
         out.append(f'<g class="edge" data-reads="{reads}"><title>{_esc(tip)}</title>'
                    f'<path d="M{PRODUCER_X},{y0:.1f} C{mid},{y0:.1f} {mid},{y1:.1f} '
@@ -87,13 +88,13 @@ def graph_svg(graph: producers.Graph) -> str:
                                  (graph.consumers, y_c, CONSUMER_X + 10, "start")):
         for node in nodes:
             out.append(f'<text class="node" x="{x}" y="{ys[node]:.1f}" text-anchor="{anchor}" '
-                       f'fill="{graph.colour(node)}"><title>{_esc(producers.node_label(node, None))}'
-                       f'</title>{_esc(producers.node_label(node, LABEL_WIDTH))}</text>')
+                       f'fill="{graph.colour(node)}"><title>{_esc(_node_tip(graph, node))}'
+                       f'</title>{_esc(graph.node_label(node, LABEL_WIDTH))}</text>')
     out.append("</svg>")
     return "".join(out)
 
 
-def _account(graph: producers.Graph) -> str:
+def _account(graph: sources.Graph) -> str:
     """What the picture shows of the whole graph, and what it leaves out."""
     shown = sum(reads for _, _, reads in graph.edges)
     text = (f"The {len(graph.edges)} heaviest of {graph.total_edges} edges: {shown:,} of the "
@@ -105,13 +106,24 @@ def _account(graph: producers.Graph) -> str:
     return text + "."
 
 
-def _node_cell(graph: producers.Graph, node: producers.Node) -> str:
+def _node_tip(graph: sources.Graph, node: sources.Node) -> str:
+    """A node's whole name, and for a group of threads which threads and
+    where they started."""
+    tip = graph.node_label(node, None)
+    serials = graph.groups.get(node[1], ())
+    if node[0] == "thread" and len(serials) > 1:
+        tip += (f" (threads {', '.join(map(str, serials))}, started in "
+                f"{graph.starts.get(node[1], '?')})")
+    return tip
+
+
+def _node_cell(graph: sources.Graph, node: sources.Node) -> str:
     """A table cell: the node's name shortened, whole in its tooltip."""
-    return (f'<td style="color:{graph.colour(node)}" title="{_esc(producers.node_label(node, None))}">'
-            f'{_esc(producers.node_label(node, TABLE_LABEL_WIDTH))}</td>')
+    return (f'<td style="color:{graph.colour(node)}" title="{_esc(_node_tip(graph, node))}">'
+            f'{_esc(graph.node_label(node, TABLE_LABEL_WIDTH))}</td>')
 
 
-def _edge_table(graph: producers.Graph) -> str:
+def _edge_table(graph: sources.Graph) -> str:
     rows = "".join(
         f'<tr>{_node_cell(graph, p)}{_node_cell(graph, c)}<td class="num">{reads:,}</td>'
         f'<td class="num">{100.0 * reads / graph.total_reads:.2f}%</td></tr>'
@@ -142,11 +154,13 @@ def section_html(reports: Sequence[aprof_report.Report], edges: int = DEFAULT_ED
              '<p>Who wrote the cells behind the routines\u2019 induced reads '
              '(<code>--input-sources=yes</code>): a routine of another thread '
              '(<code>T&lt;serial&gt; name</code>) or a system call, on the left; the routine '
-             'that read them, on the right. An edge\u2019s width grows with the logarithm of '
-             'its reads; one colour per producer thread, grey for system calls; hover an edge '
-             'or a name for the whole text.</p>']
+             'that read them, on the right. Threads that started in the same routine (a '
+             'worker pool) are one node, <code>T2-T38 (37 threads) name</code>. An '
+             'edge\u2019s width grows with the logarithm of its reads; one colour per producer '
+             'thread group, grey for system calls; hover an edge or a name for the whole '
+             'text.</p>']
     for rep in with_sources[:MAX_GRAPHS]:
-        graph = producers.graph_of(rep, edges)
+        graph = sources.graph_of(rep, edges)
         command = " ".join(rep.header.command)
         parts.append(f'<div class="source-report"><h3>{_esc(command)} '
                      f'<small>({_esc(rep.path)})</small></h3>'

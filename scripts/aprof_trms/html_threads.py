@@ -10,7 +10,7 @@ millions; held whole, it took gigabytes):
 - per report, its trms and rms records as int64 rows (thread, routine,
   size, calls, min, max and sum of costs), for the per-thread points of
   the routines the page details (points_by_thread);
-- the thread roots of charts.py (charts.thread_roots), from the trms
+- the thread roots of charts.py (programs.thread_roots), from the trms
   records' sums per thread and routine, computed when the report is read;
 - the reports without their records and totals (their threads, routines
   and input sources: the header and the producer graphs).
@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import charts as aprof_charts
+from . import programs as aprof_programs
 from . import profile as aprof_profile
 from . import report as aprof_report
 
@@ -65,8 +65,8 @@ class _Records:
                 else np.zeros((0, len(_COLUMNS[metric])), dtype=np.int64))
 
 
-def _root_sums(trms: np.ndarray) -> aprof_charts.RootSums:
-    """charts.add_root_sums of every trms record (rows in report order)."""
+def _root_sums(trms: np.ndarray) -> aprof_programs.RootSums:
+    """programs.add_root_sums of every trms record (rows in report order)."""
     if not len(trms):
         return {}
     summed = trms[:, _SUMMED]
@@ -86,14 +86,14 @@ class Reading:
         self.reports: List[aprof_report.Report] = []   # without records and totals
         self.keys: List[Dict[int, aprof_profile.RoutineKey]] = []   # routine id -> key, per report
         self.records: List[Dict[str, np.ndarray]] = []   # kept rows by metric, per report
-        self.roots: List[aprof_charts.ThreadRoot] = []
+        self.roots: List[aprof_programs.ThreadRoot] = []
         self.profile: Optional[aprof_profile.Profile] = None
         self.current = _Records()   # the report being read
 
     def _report_read(self, rep: aprof_report.Report) -> None:
         records, self.current = self.current, _Records()
         trms, rms = records.rows("trms"), records.rows("rms")
-        self.roots.extend(aprof_charts.thread_roots(rep, _root_sums(trms)))
+        self.roots.extend(aprof_programs.thread_roots(rep, _root_sums(trms)))
         self.records.append({"trms": np.ascontiguousarray(trms[:, :_KEPT]), "rms": rms})
         self.keys.append(aprof_profile.keys_of(rep))
         rep.totals = {}

@@ -37,6 +37,8 @@ write them in code, so:
     printable(text)        the text with its control characters escaped:
                            how every name is shown in text (a terminal,
                            summary.txt, a plot, an error message)
+    number(value, spec)    format(value, spec) without a negative zero
+                           ("-0.00" of -0.001 is "0.00", "+0.00" with a sign)
 
 Names that are not C++ (C functions, 0x<address>@<object> of routines
 without a symbol) pass through unchanged, except that short_name shortens
@@ -46,7 +48,7 @@ import re
 from typing import List, Optional, Tuple
 
 __all__ = ["qualified_name", "names_routine", "short_name", "plain_name", "printable", "strip_params",
-           "file_stem", "unique_stems"]
+           "file_stem", "unique_stems", "number"]
 
 _OPERATOR = re.compile(r"operator\s*(<=>|<<=|>>=|<<|>>|<=|>=|->\*|->|<|>|\(\)|\[\])")
 _CLONE_SUFFIX = re.compile(r"(\s*\[clone [^\]]*\])+$")
@@ -221,6 +223,17 @@ def plain_name(name: str) -> str:
 # UTF-8, and \x80..\x9f stand for single bytes that are not UTF-8).
 _CONTROL_ESCAPES = {c: (f"\\x{c:02x}" if c < 0x80 else f"\\u{c:04x}")
                     for c in (*range(0x20), *range(0x7f, 0xa0))}
+
+
+_NEGATIVE_ZERO = re.compile(r"-(?=0*\.?0*(?:e[+-]?\d+)?$)")
+
+
+def number(value: float, spec: str) -> str:
+    """format(value, spec), except that a value that rounds to zero is never
+    shown as a negative zero ("-0.00", "-0"): the text outputs print what
+    the reader compares, and -0.00 reads as a sign that is not there."""
+    text = format(value, spec)
+    return _NEGATIVE_ZERO.sub("+" if "+" in spec else "", text, count=1) if text[:1] == "-" else text
 
 
 def printable(text: str) -> str:

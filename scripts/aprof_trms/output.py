@@ -26,7 +26,7 @@ import stat
 import tempfile
 from typing import IO, Iterator
 
-from .cli import UserError
+from .errors import UserError
 
 __all__ = ["check_target", "replacing", "write_text"]
 

@@ -37,12 +37,17 @@ import sys
 import textwrap
 from typing import Dict, List, Optional, Sequence, Tuple
 
+import numpy as np
+
 from . import cli, output
+from . import fit as aprof_fit
 from . import plotting as apl
 from . import profile as aprof_profile
 from . import report as aprof_report
 from . import select
-from .names import printable
+from .fit import FitInfo
+from .names import number, printable
+from .ranking import rank_routines
 
 KINDS = ("cost", "workload", "stats", "total")
 METRICS = ("trms", "rms")
@@ -118,42 +123,6 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     if args.grid_file or args.grid_only:
         args.grid = True
     return args
-
-
-# ---------------------------------------------------------------------------
-# Fitting.
-# ---------------------------------------------------------------------------
-
-@dataclasses.dataclass
-class FitInfo:
-    """The fit of one routine and input metric, or why there is none."""
-    result: Optional[object] = None   # aprof_fit.FitResult
-    reason: str = ""                  # "no fit: ..." when result is None
-
-
-def fit_infos(aprof_fit, routines, metrics: Sequence[str], slim: bool = False) -> Dict[str, List[FitInfo]]:
-    """The worst-case fit of each routine by each metric, or why there is
-    none; the routines are fitted together (aprof_fit.fit_routines_by_metric:
-    much faster than one by one, same TRMS and RMS points fitted once;
-    slim: results without the candidates not shown, for many routines)."""
-    results = aprof_fit.fit_routines_by_metric(routines, metrics, "max", slim)
-    return {metric: [_fit_info(aprof_fit, routine, metric, result)
-                     for routine, result in zip(routines, results[metric])] for metric in metrics}
-
-
-def _fit_info(aprof_fit, routine, metric: str, result) -> FitInfo:
-    if isinstance(result, aprof_fit.NotEnoughPoints):
-        distinct = getattr(result, "distinct", len(routine.points(metric)))
-        needed = getattr(result, "needed", aprof_fit.MIN_DISTINCT_SIZES)
-        return FitInfo(reason=f"no fit: only {distinct} distinct "
-                              f"size{'' if distinct == 1 else 's'} (need {needed})")
-    if isinstance(result, ValueError):
-        return FitInfo(reason=f"no fit: {result}")
-    return FitInfo(result=result)
-
-
-def fit_of(aprof_fit, routine, metric: str) -> FitInfo:
-    return fit_infos(aprof_fit, [routine], (metric,))[metric][0]
 
 
 # ---------------------------------------------------------------------------
@@ -267,7 +236,7 @@ def draw_cost(ax, np, aprof_fit, routine, metric: str, fit: FitInfo, style: Styl
         if ru is not None:
             delta = ru.criterion - best.criterion
             ax.plot([], [], " ", label=apl.tex_escape(
-                f"runner-up: {aprof_fit.model_label(ru)} (Δ{method} {delta:+.1f})"))
+                f"runner-up: {aprof_fit.model_label(ru)} (Δ{method} {number(delta, '+.1f')})"))
         for note in fit.result.notes + [f"inconclusive: {d}" for d in fit.result.doubts]:
             # Wrapped, never cut: what a note says was left out is the point of it.
             ax.plot([], [], " ", label=apl.tex_escape(textwrap.fill(note, LEGEND_NOTE_WIDTH)))
@@ -476,7 +445,7 @@ def summary_text(profile, routines, fits_of, files_of, aprof_fit, account: str) 
                 f"(cumulative {r.cumulative_cost} of {profile.total_cost} {unit}; "
                 f"self {r.self_cost})",
                 f"distinct sizes:  TRMS {len(r.trms)}, RMS {len(r.rms)}"
-                + (f" (profile richness {(len(r.trms) - len(r.rms)) / len(r.rms):+.2f})"
+                + (f" (profile richness {number((len(r.trms) - len(r.rms)) / len(r.rms), '+.2f')})"
                    if r.rms else "")]
         out += _fit_lines(aprof_fit, "TRMS", f["trms"])
         out += _fit_lines(aprof_fit, "RMS", f["rms"])
@@ -507,8 +476,7 @@ def sources_first(profile, selection: select.Selection, top: Optional[int]) -> N
     """The default choice in rank.py's order, cut at `top`: the routines
     where growth comes from before the event loops and dispatchers whose
     growth a callee carries (carriers.py), confident fits first."""
-    from . import rank as aprof_rank   # fits: numpy, imported only when drawing
-    order = [row.routine for row in aprof_rank.rank_routines(profile, selection.routines)]
+    order = [row.routine for row in rank_routines(profile, selection.routines)]
     if top is not None and len(order) > top:
         rest = order[top:]
         selection.left_out.append(f"{len(rest)} after the first {top} in rank.py's order (growth "
@@ -541,12 +509,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         sources_first(profile, selection, args.top)
     routines = selection.routines
     plt = apl.pyplot()
-    try:
-        import numpy as np
-        from . import fit as aprof_fit
-    except ImportError as e:
-        raise apl.UserError(f"cannot import aprof_trms.fit and its numpy and "
-                            f"scipy with {sys.executable}: {e}") from None
     outdir = apl.prepare_outdir(args.output_dir)
     if grid_path:
         apl.prepare_outdir(os.path.dirname(grid_path) or ".")
@@ -555,7 +517,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                   args.short_names)
     kinds = ["cost", "workload"] + (["stats"] if args.stats else []) + \
             (["total"] if args.total else [])
-    by_metric = fit_infos(aprof_fit, routines, METRICS)
+    by_metric = aprof_fit.fit_infos(routines, METRICS)
     fits_of = {r.key: {m: by_metric[m][i] for m in METRICS} for i, r in enumerate(routines)}
     files_of: Dict[tuple, List[str]] = {}
     written: List[str] = []

@@ -8,7 +8,7 @@ pyplot() when a script is about to draw (Agg backend: no display needed).
 
 User errors (a malformed report, a pattern that matches nothing, an output
 directory that cannot be written, an unknown format) are raised as
-UserError (cli.UserError), report.ReportError or profile.ProfileError, and
+UserError (errors.py), report.ReportError or profile.ProfileError, and
 cli.run() turns them into one "PROG: error: ..." line on stderr and exit
 status 1: never a Python traceback.
 """
@@ -21,8 +21,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from . import output
 from . import profile as aprof_profile
 from . import report as aprof_report
-from .cli import UserError
+from .errors import UserError
 from .names import file_stem, short_name, strip_params, unique_stems  # noqa: F401 (re-exported)
+from .programs import percent  # noqa: F401 (re-exported)
 
 __all__ = [
     "FORMATS", "UserError", "pyplot", "expand_inputs", "load_reports",
@@ -129,11 +130,19 @@ def prepare_outdir(path: str) -> str:
 DEFAULT_DPI = 100
 
 
-def add_output_options(group, picture: str, default_size: str) -> None:
+def add_output_options(group, picture: str, default_size: str,
+                       format_option: Optional[str] = "--format") -> None:
     """--format, --size, --dpi and --quiet, common to plot.py and charts.py;
-    `picture` names one output picture in the help ("a chart")."""
-    group.add_argument("-f", "--format", default="png", metavar="FMT",
-                       help="png (default), svg or pdf")
+    `picture` names one output picture in the help ("a chart"). A command
+    whose --format is that of its text (contexts.py) names the pictures'
+    another way (format_option), or has none (None: producers.py takes it
+    from the file name)."""
+    if format_option == "--format":
+        group.add_argument("-f", "--format", default="png", metavar="FMT",
+                           help="png (default), svg or pdf")
+    elif format_option:
+        group.add_argument(format_option, default="png", metavar="FMT",
+                           help="format of the pictures: png (default), svg or pdf")
     group.add_argument("--size", default=default_size, metavar="WxH",
                        help=f"size of {picture} in pixels (default {default_size})")
     group.add_argument("--dpi", type=int, default=DEFAULT_DPI,
@@ -192,10 +201,6 @@ def size_label(metric: str, resolution: int) -> str:
 def tex_escape(text: str) -> str:
     """matplotlib reads $...$ as mathematics: names keep their dollars."""
     return text.replace("$", r"\$")
-
-
-def percent(part: float, whole: float) -> float:
-    return 100.0 * part / whole if whole else 0.0
 
 
 def compact_number(value: float) -> str:

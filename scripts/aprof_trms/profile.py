@@ -22,6 +22,14 @@ tracking (--trms) or external input (--syscall-input: which system calls'
 writes count as input from the kernel, and so the TRMS of the same
 activation) is refused (ProfileError): their numbers are not comparable.
 
+Reports of unrelated programs are merged, with a warning (UnrelatedReports,
+through Python's warnings: the commands print it as one line on stderr):
+reports are related when they have the same executable or are linked by
+their process ids (a fork's child names its parent as ppid; an exec keeps
+the pid). Merging gzip's and xz's reports adds up routines of both as one
+program, which is rarely meant, but not an error: the same library
+routines profiled under two programs can be merged on purpose.
+
 Call edges (format version 3) are merged by (caller key, callee key).
 Calling contexts (format version 4, --collect-context=yes) are merged by
 their chain of routine keys from the root: the same chain in two reports is
@@ -36,15 +44,16 @@ import dataclasses
 import fnmatch
 import operator
 import os
+import warnings
 from collections.abc import Mapping
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import report as aprof_report
-from . import producers as aprof_sources
+from . import sources as aprof_sources
 
-__all__ = ["ProfileError", "Point", "PointMap", "RoutineProfile", "ContextProfile", "EdgeTotals",
+__all__ = ["ProfileError", "UnrelatedReports", "Point", "PointMap", "RoutineProfile", "ContextProfile", "EdgeTotals",
            "Profile", "merge", "report_files", "load_profile", "check_distinct", "keys_of"]
 
 RoutineKey = Tuple[str, str]  # (object path, mangled name)
@@ -53,6 +62,57 @@ ContextKey = Tuple[RoutineKey, ...]  # the chain of routines from the root to th
 
 class ProfileError(Exception):
     """Reports that cannot be merged, or a routine selection that matches nothing."""
+
+
+class UnrelatedReports(UserWarning):
+    """Reports of programs that neither share an executable nor are linked
+    by their process ids, merged into one profile."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _Process:
+    path: str
+    executable: str   # the basename of the command's first word
+    pid: int
+    ppid: int
+
+
+def _program_groups(processes: Sequence[_Process]) -> List[List[_Process]]:
+    """The reports grouped into programs: the same executable, the same pid
+    (an exec) or the ppid of one equal to the pid of another (a fork) join a
+    group. (Two programs started by one shell share a ppid: no link.)"""
+    parent = list(range(len(processes)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    by_executable: Dict[str, int] = {}
+    by_pid: Dict[int, int] = {}
+    for i, p in enumerate(processes):
+        parent[root(i)] = root(by_executable.setdefault(p.executable, i))
+        parent[root(i)] = root(by_pid.setdefault(p.pid, i))
+    for i, p in enumerate(processes):
+        if p.ppid in by_pid:
+            parent[root(i)] = root(by_pid[p.ppid])
+    groups: Dict[int, List[_Process]] = {}
+    for i, p in enumerate(processes):
+        groups.setdefault(root(i), []).append(p)
+    return list(groups.values())
+
+
+def unrelated_message(processes: Sequence[_Process]) -> str:
+    """The warning for reports of more than one program, or ""."""
+    groups = _program_groups(processes)
+    if len(groups) < 2:
+        return ""
+    named = "; ".join(f"{g[0].executable} ({g[0].path}"
+                      + (f" and {len(g) - 1} more)" if len(g) > 1 else ")") for g in groups)
+    return (f"merging reports of {len(groups)} unrelated programs ({named}): no shared "
+            "executable and no fork or exec between them; their routines are added up as one "
+            "profile (give one program's reports to see it alone)")
 
 
 @dataclasses.dataclass(slots=True)   # hundreds of thousands in a large program
@@ -300,7 +360,7 @@ class Profile:
     total_cost: int  # over all threads of all reports
     routines: Dict[RoutineKey, RoutineProfile]
     # --input-sources=yes reports: each routine's own induced reads by
-    # producer (aprof_trms.producers; empty otherwise).
+    # producer (aprof_trms.sources; empty otherwise).
     sources: aprof_sources.SourceCounts = dataclasses.field(default_factory=dict)
     # By (caller key, callee key); empty for reports older than version 3.
     calls: Dict[Tuple[RoutineKey, RoutineKey], EdgeTotals] = dataclasses.field(default_factory=dict)
@@ -467,11 +527,26 @@ def check_distinct(first_paths: Dict[str, str], rep: aprof_report.Report) -> Non
     """ProfileError if a report with the same bytes as `rep` was read
     before (the same file given twice, or a copy of it: the same run, whose
     every activation would count twice); first_paths: digest -> path of the
-    reports read before, `rep` added."""
+    reports read before, `rep` added. Likewise two reports of one process
+    (format version 6) that cover overlapping intervals: the same number of
+    zeroes before them, e.g. two dumps with no zero in between, or a dump and
+    the report at exit after it; their common activations would count
+    twice. Dumps zeroed in between are disjoint and merge."""
     if rep.digest in first_paths:
         raise ProfileError(f"{rep.path}: the same report as {first_paths[rep.digest]} (the same "
                            "bytes): a run given twice would count every activation twice")
     first_paths[rep.digest] = rep.path
+    interval = rep.header.interval
+    if interval is None:
+        return
+    h = rep.header
+    key = f"interval\t{h.pid}\t{h.ppid}\t{interval.zeroes}\t" + "\t".join(h.command)
+    if key in first_paths:
+        raise ProfileError(
+            f"{rep.path}: covers part of the run that {first_paths[key]} covers too (process "
+            f"{h.pid}, both after {interval.zeroes} zero(es)): merged, the activations they share "
+            f"would count twice; merge dumps separated by a 'zero', or only the latest one")
+    first_paths[key] = rep.path
 
 
 class _Merger:
@@ -491,6 +566,7 @@ class _Merger:
         self.context_depths: Dict[Optional[int], str] = {}   # depth limit -> a report with it
         self.digests: Dict[str, str] = {}   # of the reports added: check_distinct()
         self.kernel_writes_unseen: Dict[str, None] = {}   # ordered set
+        self.processes: List[_Process] = []
 
     def add(self, rep: aprof_report.Report, points: _ReportPoints) -> None:
         check_distinct(self.digests, rep)
@@ -504,6 +580,9 @@ class _Merger:
                 "different settings cannot be merged")
         self.paths.append(rep.path)
         self.commands.append(rep.header.command)
+        h = rep.header
+        self.processes.append(_Process(rep.path, os.path.basename(h.command[0]) if h.command else "",
+                                       h.pid, h.ppid))
         self.kernel_writes_unseen.update(dict.fromkeys(rep.header.kernel_writes_unseen))
         self.total_cost += sum(t.total_cost for t in rep.threads.values())
         routines = self.routines
@@ -570,6 +649,9 @@ class _Merger:
         if self.first is None:
             raise ProfileError("no report to merge")
         h = self.first[1]
+        unrelated = unrelated_message(self.processes)
+        if unrelated:
+            warnings.warn(unrelated, UnrelatedReports, stacklevel=3)
         contexts, depth, missing = self.context_profiles()
         return Profile(self.paths, self.commands, h.cost_metric, h.memory_resolution,
                        h.trms_tracking, h.syscall_input, self.total_cost, self.routines,

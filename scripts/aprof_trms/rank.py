@@ -3,7 +3,7 @@
 grows.
 
     rank.py [selection options] [--scale K] [--metric trms|rms]
-            [--statistic max|avg|min|total] [--format text|csv] REPORT|DIR...
+            [--statistic max|avg|min|total] [--format text|csv|json] REPORT|DIR...
 
 Loads the reports (a directory stands for its aprof-trms.out.* files; all
 are merged: threads, processes, runs), chooses routines with the options of
@@ -39,158 +39,33 @@ The model is shown with its exponent's 95% interval ("n^1.02 [0.97, 1.08]").
 Each row says in one line why it is where it is. Routines chosen by name or
 with --all that cannot be fitted follow, with the reason.
 
-rank_routines() is the ranking for other commands (the HTML report).
+The ranking itself (rank_routines, Row) is ranking.py's, shared with the
+plot, contexts and HTML report commands.
 
 Exit status (aprof_trms.cli): 0 done, 1 bad input (unreadable or malformed
 report, reports that cannot be merged), 2 bad usage.
 """
-import csv
-import dataclasses
 import itertools
 import os
 import sys
-from typing import Iterator, List, Optional, Sequence, Tuple
+from typing import Iterator, List, Optional
 
-from . import carriers
 from . import cli
 from . import fit as aprof_fit
 from . import profile as aprof_profile
 from . import report as aprof_report
 from . import select
-from .names import printable
+from .names import number, printable
+from .ranking import DEFAULT_SCALE, Row, display_name, rank_routines
 
 DEFAULT_MIN_SHARE = 1.0
-DEFAULT_SCALE = 10.0
-
-
-@dataclasses.dataclass(slots=True)   # one per routine ranked, 100,000s with --min-share 0
-class Row:
-    routine: aprof_profile.RoutineProfile
-    share: float                           # percent of the total cost today
-    result: Optional[aprof_fit.FitResult]  # None: not fitted
-    growth_factor: float = 1.0             # predicted cost / cost today at the scale
-    predicted_share: float = 0.0           # percent of the predicted program cost
-    reason: str = ""                       # one line: why the row is where it is
-    follows_points: bool = False           # growth_factor from the points' slope (fit.py)
-    # The routine its growth comes from, when callees carry it (carriers.py).
-    source: Optional[aprof_profile.RoutineProfile] = None
-
-    @property
-    def fitted(self) -> bool:
-        return self.result is not None
-
-    @property
-    def conclusive(self) -> bool:
-        return self.result is not None and self.result.conclusive
-
-    @property
-    def growth(self) -> float:
-        return self.result.best.growth_exponent() if self.result else 0.0
-
-
-def display_name(routine: aprof_profile.RoutineProfile, short: bool = False) -> str:
-    """The demangled name (select.label: short C++ names on request), with
-    @0x<address> when aprof_profile had to tell same-name routines of one
-    object apart."""
-    key = routine.key[1]
-    return select.label(routine.name, short) + (key[len(routine.mangled):] if key != routine.mangled else "")
-
-
-def cost_share(routine: aprof_profile.RoutineProfile, profile: aprof_profile.Profile) -> float:
-    return 100.0 * routine.cumulative_cost / profile.total_cost if profile.total_cost else 0.0
-
-
-def growth_factor(result: aprof_fit.FitResult, scale: float) -> Tuple[float, bool]:
-    """How many times the cost grows from the largest input to `scale` times
-    it, at least 1 (a cost does not shrink with its input): the model's
-    f(scale * n_max) / f(n_max), or scale ** (the points' slope) when the
-    model is steeper at the largest sizes than its points (then True)."""
-    factor, follows_points = result.growth_factor(scale)
-    return (max(1.0, factor) if factor == factor else 1.0), follows_points
-
-
-def _reason(row: Row, scale: float, short: bool = False) -> str:
-    best = row.result.best
-    what = (f"{row.share:.2f}% now, {row.predicted_share:.2f}% at {scale:g}x input "
-            f"({aprof_fit.label_with_interval(row.result)}, R^2 {best.r2:.2f}, "
-            f"{len(set(row.result.sizes))} sizes)")
-    if row.follows_points:
-        what += (f", extrapolated with its points' slope {row.result.slopes()[1]:.2f} at the "
-                 "largest sizes (the model is steeper there)")
-    notes = [n for n in row.result.notes]
-    if row.source is not None:
-        return (what + f"; its growth is carried by its callee {display_name(row.source, short)}, "
-                "so after the routines where growth comes from")
-    if row.conclusive:
-        return what + "; confident" + (f"; {notes[0]}" if notes else "")
-    return what + "; inconclusive: " + "; ".join(row.result.doubts) + ", so after the confident fits"
-
-
-def _growth_of(results: dict, metric: str, statistic: str):
-    """growth_of for carriers.py: each routine's effective growth
-    (FitResult.effective_growth), from the rows' fits or fitted on demand
-    (a callee outside the selection), None when it cannot be fitted."""
-    def growth_of(routine) -> Optional[float]:
-        if routine.key not in results:
-            try:
-                results[routine.key] = aprof_fit.fit_routine(routine, metric, statistic)
-            except aprof_fit.NotEnoughPoints:
-                results[routine.key] = None
-        result = results[routine.key]
-        return None if result is None else result.effective_growth()
-    return growth_of
-
-
-def rank_routines(profile: aprof_profile.Profile, routines: Sequence, metric: str = "trms",
-                  statistic: str = "max", scale: float = DEFAULT_SCALE,
-                  short: bool = False, find_carriers: bool = True) -> List[Row]:
-    """Rows of the given routines: the sources of growth first (routines no
-    callee carries: carriers.py), confident fits by predicted cost at
-    `scale` times the largest input, then inconclusive fits likewise; then
-    the carriers in the same order; then routines that could not be fitted
-    by share. Each row's .reason says why. find_carriers=False ranks rows
-    that are not routines of the profile's call graph (contexts.py)."""
-    fitted: List[Row] = []
-    unfitted: List[Row] = []
-    # The rows show the best fit, its interval and the runner-up only.
-    for r, result in zip(routines, aprof_fit.fit_routines(routines, metric, statistic, slim=True)):
-        share = cost_share(r, profile)
-        if isinstance(result, aprof_fit.NotEnoughPoints):
-            unfitted.append(Row(r, share, None, reason=f"not fitted: {result.distinct} distinct "
-                                f"{metric} size{'' if result.distinct == 1 else 's'}, "
-                                f"{result.needed} needed"))
-            continue
-        if isinstance(result, ValueError):
-            raise result
-        factor, follows_points = growth_factor(result, scale)
-        fitted.append(Row(r, share, result, factor, follows_points=follows_points))
-    # Self costs are disjoint and add up to the total: the routines with a
-    # confident fit grow with it, the rest is taken as it is today (an
-    # inconclusive exponent at its bound would otherwise make every other
-    # share vanish).
-    confident = [row for row in fitted if row.conclusive]
-    predicted_total = max([profile.total_cost + sum(row.routine.self_cost * (row.growth_factor - 1)
-                                                    for row in confident)]
-                          + [row.routine.cumulative_cost * row.growth_factor for row in confident]) or 1
-    growth_of = _growth_of({row.routine.key: row.result for row in fitted}, metric, statistic)
-    known: dict = {}
-    for row in fitted:
-        row.predicted_share = min(100.0, 100.0 * row.routine.cumulative_cost * row.growth_factor
-                                  / predicted_total)
-        if find_carriers:
-            row.source = carriers.source_of(profile, row.routine, growth_of, known)
-        row.reason = _reason(row, scale, short)
-    fitted.sort(key=lambda row: (row.source is not None, not row.conclusive, -row.predicted_share,
-                                 -row.share, row.routine.name))
-    unfitted.sort(key=lambda row: (-row.share, row.routine.name))
-    return fitted + unfitted
 
 
 def _runner_up(result: aprof_fit.FitResult) -> str:
     ru = result.runner_up
     if ru is None:
         return "-"
-    return f"{aprof_fit.model_label(ru)} (Δ{result.method} {ru.criterion - result.best.criterion:+.1f})"
+    return f"{aprof_fit.model_label(ru)} (Δ{result.method} {number(ru.criterion - result.best.criterion, '+.1f')})"
 
 
 def _table(header: List[str], rows: List[List[str]], right: set) -> Iterator[str]:
@@ -202,15 +77,9 @@ def _table(header: List[str], rows: List[List[str]], right: set) -> Iterator[str
         yield "  ".join(cells).rstrip()
 
 
-def format_text(profile, rows: List[Row], metric: str, statistic: str, scale: float,
-                account: str, short: bool) -> str:
-    return "".join(line + "\n" for line in text_lines(profile, rows, metric, statistic, scale,
-                                                       account, short))
-
-
 def text_lines(profile, rows: List[Row], metric: str, statistic: str, scale: float,
                account: str, short: bool) -> Iterator[str]:
-    """The lines of format_text(), one at a time."""
+    """The lines of the text output, one at a time."""
     yield from [f"Bottleneck ranking: {len(profile.paths)} report(s), cost {profile.cost_metric}, "
                 f"{statistic} cost per {metric} input size, model chosen by AICc; ordered by "
                 f"predicted share when each routine's input grows {scale:g}x beyond the largest "
@@ -249,45 +118,35 @@ CSV_FIELDS = ["rank", "routine", "object", "calls", "share_pct", "predicted_shar
               "runner_up_growth", "runner_up_criterion", "reason"]
 
 
-def write_csv(out, metric: str, rows: List[Row], short: bool) -> None:
-    w = csv.DictWriter(out, CSV_FIELDS, lineterminator="\n")
-    w.writeheader()
+def row_fields(metric: str, rows: List[Row], short: bool) -> List[dict]:
+    """The rows as the CSV and JSON output give them (CSV_FIELDS; None:
+    no value, such as the fit of a routine that was not fitted), in
+    ranking order: the rank is that of the text's table."""
+    out = []
     for i, row in enumerate(rows, 1):
-        common = {"routine": display_name(row.routine, short), "object": row.routine.object,
-                  "calls": row.routine.calls, "share_pct": f"{row.share:.4f}", "reason": row.reason}
+        common = dict.fromkeys(CSV_FIELDS)
+        common.update(routine=display_name(row.routine, short), object=row.routine.object,
+                      calls=row.routine.calls, share_pct=row.share, reason=row.reason)
         if not row.fitted:
-            w.writerow(dict(common, rank="", fitted="no",
-                            distinct_sizes=len(row.routine.points(metric))))
+            out.append(dict(common, fitted=False, distinct_sizes=len(row.routine.points(metric))))
             continue
         best, ru = row.result.best, row.result.runner_up
-        w.writerow(dict(common, rank=i, fitted="yes",
-                        predicted_share_pct=f"{row.predicted_share:.4f}",
-                        growth_factor=f"{row.growth_factor:.6g}",
-                        conclusive="yes" if row.conclusive else "no",
+        interval = row.result.interval or (None, None)
+        out.append(dict(common, rank=i, fitted=True, predicted_share_pct=row.predicted_share,
+                        growth_factor=row.growth_factor, conclusive=row.conclusive,
                         distinct_sizes=row.result.distinct_sizes, model=best.model,
-                        growth=f"{row.growth:.4f}",
-                        growth_low="" if row.result.interval is None else f"{row.result.interval[0]:.4f}",
-                        growth_high="" if row.result.interval is None else f"{row.result.interval[1]:.4f}",
-                        carried_by="" if row.source is None else display_name(row.source, short),
-                        formula=best.formula(6), a=repr(best.a),
-                        b=repr(best.b), k="" if best.k is None else repr(best.k),
-                        r2=f"{best.r2:.6f}", criterion=f"{best.criterion:.3f}",
-                        method=row.result.method,
-                        runner_up=aprof_fit.model_label(ru) if ru else "",
-                        runner_up_growth=f"{ru.growth_exponent():.4f}" if ru else "",
-                        runner_up_criterion=f"{ru.criterion:.3f}" if ru else ""))
+                        growth=row.growth, growth_low=interval[0], growth_high=interval[1],
+                        carried_by=None if row.source is None else display_name(row.source, short),
+                        formula=best.formula(6), a=best.a, b=best.b, k=best.k, r2=best.r2,
+                        criterion=best.criterion, method=row.result.method,
+                        runner_up=aprof_fit.model_label(ru) if ru else None,
+                        runner_up_growth=ru.growth_exponent() if ru else None,
+                        runner_up_criterion=ru.criterion if ru else None))
+    return out
 
 
-def positive_scale(text: str) -> float:
-    """--scale: a number greater than 1 (argparse type)."""
-    import argparse
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 1.0:
-        raise argparse.ArgumentTypeError(f"must be greater than 1: {text!r}")
-    return value
+def write_csv(out, metric: str, rows: List[Row], short: bool) -> None:
+    cli.write_rows("csv", "rank", CSV_FIELDS, row_fields(metric, rows, short), out)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -306,13 +165,13 @@ def main(argv: Optional[List[str]] = None) -> int:
         "Exit status: 0 done, 1 bad input, 2 bad usage.")
     p.add_argument("reports", nargs="+", metavar="REPORT|DIR",
                    help="aprof-trms reports, or directories of aprof-trms.out.* files (all merged)")
-    p.add_argument("--scale", type=positive_scale, default=DEFAULT_SCALE, metavar="K",
+    p.add_argument("--scale", type=cli.positive_scale, default=DEFAULT_SCALE, metavar="K",
                    help=f"predict the cost at K times the largest input seen (default {DEFAULT_SCALE:g})")
     p.add_argument("--metric", choices=aprof_report.METRICS, default="trms",
                    help="input size metric (default trms)")
     p.add_argument("--statistic", choices=aprof_fit.STATISTICS, default="max",
                    help="cost per input size that is fitted (default max: the worst-case curve)")
-    p.add_argument("--format", choices=("text", "csv"), default="text", help="output format (default text)")
+    cli.add_format_option(p, ("text", "csv", "json"))
     select.add_selection_arguments(p, min_share=DEFAULT_MIN_SHARE)
     args = p.parse_args(argv)
 
@@ -323,8 +182,10 @@ def main(argv: Optional[List[str]] = None) -> int:
                          args.short_names)
     if args.top is not None:
         rows = rows[:args.top]
-    if args.format == "csv":
-        write_csv(sys.stdout, args.metric, rows, args.short_names)
+    if args.format != "text":
+        cli.write_rows(args.format, "rank", CSV_FIELDS, row_fields(args.metric, rows, args.short_names),
+                       reports=profile.paths, cost_metric=profile.cost_metric, metric=args.metric,
+                       statistic=args.statistic, scale=args.scale, selection=selection.account())
     else:
         sys.stdout.writelines(line + "\n" for line in text_lines(
             profile, rows, args.metric, args.statistic, args.scale, selection.account(),

@@ -50,6 +50,7 @@ resolutions (between or within the sides), no routine in common, or no
 routine that could be compared; 2 on bad usage.
 """
 import collections
+import dataclasses
 import os
 from typing import Dict, List, Optional, Tuple
 
@@ -57,8 +58,8 @@ from . import cli
 from . import fit as aprof_fit
 from . import profile as aprof_profile
 from . import report as aprof_report
-from .names import printable
-from .rank import cost_share, display_name
+from .names import number, printable
+from .ranking import cost_share, display_name
 
 DEFAULT_TOLERANCE = 0.25
 DEFAULT_EVIDENCE = 10.0
@@ -124,7 +125,7 @@ def _change(routine: aprof_profile.RoutineProfile, base: aprof_fit.Fit, cand: ap
     """A routine's growth on both sides: "name (object): n -> n^2 (growth ...)"."""
     gb, gc = base.growth_exponent(), cand.growth_exponent()
     return (f"{_label(routine)}: {aprof_fit.model_label(base)} -> {aprof_fit.model_label(cand)} "
-            f"(growth {gb:.2f} -> {gc:.2f}, {gc - gb:+.2f})")
+            f"(growth {number(gb, '.2f')} -> {number(gc, '.2f')}, {number(gc - gb, '+.2f')})")
 
 
 def _unconfirmed(base: aprof_fit.FitResult, cand: aprof_fit.FitResult) -> str:
@@ -134,9 +135,43 @@ def _unconfirmed(base: aprof_fit.FitResult, cand: aprof_fit.FitResult) -> str:
             return f"the {side} fit is inconclusive ({result.doubts[0]})"
     (bl, bh), (cl, ch) = exponent_interval(base), exponent_interval(cand)
     if cl <= bh and bl <= ch:
-        return (f"the exponents' intervals overlap (baseline [{bl:.2f}, {bh:.2f}], candidate "
-                f"[{cl:.2f}, {ch:.2f}])")
+        return (f"the exponents' intervals overlap (baseline [{number(bl, '.2f')}, "
+                f"{number(bh, '.2f')}], candidate [{number(cl, '.2f')}, {number(ch, '.2f')}])")
     return ""
+
+
+@dataclasses.dataclass
+class Verdict:
+    """What the comparison says of one routine: a line of the output."""
+    kind: str        # REGRESSION, IMPROVED, UNCONFIRMED, UNCHANGED, NOT COMPARED, ONLY IN ...
+    routine: aprof_profile.RoutineProfile
+    text: str        # the line(s) of the text output
+    # (baseline, candidate) fits of a routine compared; None otherwise.
+    fits: Optional[Tuple[aprof_fit.FitResult, aprof_fit.FitResult]] = None
+    why: str = ""    # UNCONFIRMED, NOT COMPARED: the reason
+
+    def json(self) -> dict:
+        """The row of the JSON output (JSON_FIELDS)."""
+        row = dict.fromkeys(JSON_FIELDS)
+        row.update(verdict=self.kind, routine=display_name(self.routine),
+                   object=self.routine.object, reason=self.why or None, text=self.text)
+        for side, result in zip(("baseline", "candidate"), self.fits or ()):
+            low, high = exponent_interval(result)
+            row.update({f"{side}_model": aprof_fit.model_label(result.best),
+                        f"{side}_growth": result.best.growth_exponent(),
+                        f"{side}_growth_low": low, f"{side}_growth_high": high,
+                        f"{side}_formula": result.best.formula(),
+                        f"{side}_conclusive": result.conclusive})
+        if self.fits:
+            row["delta"] = row["candidate_growth"] - row["baseline_growth"]
+        return row
+
+
+JSON_FIELDS = ["verdict", "routine", "object", "baseline_model", "candidate_model",
+               "baseline_growth", "candidate_growth", "delta", "baseline_growth_low",
+               "baseline_growth_high", "candidate_growth_low", "candidate_growth_high",
+               "baseline_formula", "candidate_formula", "baseline_conclusive",
+               "candidate_conclusive", "reason", "text"]
 
 
 def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: str = "trms",
@@ -147,6 +182,17 @@ def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: st
     cannot be compared. The lines are the changes of growth (REGRESSION,
     IMPROVED, UNCONFIRMED), a summary and the verdict; verbose adds a line
     for every other routine (UNCHANGED, NOT COMPARED, ONLY IN)."""
+    verdicts, summary, regressions = comparison(base, cand, metric, statistic, tolerance,
+                                                min_share, min_evidence, verbose)
+    return [v.text for v in verdicts] + summary, regressions
+
+
+def comparison(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: str = "trms",
+               statistic: str = "max", tolerance: float = DEFAULT_TOLERANCE,
+               min_share: float = DEFAULT_MIN_SHARE, min_evidence: float = DEFAULT_EVIDENCE,
+               verbose: bool = False) -> Tuple[List[Verdict], List[str], int]:
+    """compare()'s lines as Verdicts, then its summary and verdict lines,
+    and the number of regressions."""
     if (base.cost_metric, base.memory_resolution) != (cand.cost_metric, cand.memory_resolution):
         raise BadInput(f"baseline has cost metric {base.cost_metric} and memory resolution "
                        f"{base.memory_resolution}, candidate {cand.cost_metric} and "
@@ -173,9 +219,10 @@ def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: st
         fitted = []
         for side, result in zip(("baseline", "candidate"), results):
             if isinstance(result, aprof_fit.NotEnoughPoints):
-                not_compared.append(f"NOT COMPARED {_label(rc)}: {side} has {result.distinct} "
-                                    f"distinct {metric} size{'' if result.distinct == 1 else 's'}, "
-                                    f"{result.needed} needed")
+                why = (f"{side} has {result.distinct} distinct {metric} "
+                       f"size{'' if result.distinct == 1 else 's'}, {result.needed} needed")
+                not_compared.append(Verdict("NOT COMPARED", rc, f"NOT COMPARED {_label(rc)}: {why}",
+                                            why=why))
                 break
             if isinstance(result, ValueError):
                 raise result
@@ -185,9 +232,11 @@ def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: st
         fb, fc = (result.best for result in fitted)
         gb, gc = fb.growth_exponent(), fc.growth_exponent()
         delta = gc - gb
+        pair = (fitted[0], fitted[1])
         if abs(delta) <= tolerance:
-            # Counted; its line is written only with -v (100,000s of routines).
-            unchanged.append("UNCHANGED " + _change(rc, fb, fc) if verbose else "")
+            # Counted; its Verdict is made only with -v (100,000s of routines).
+            unchanged.append(Verdict("UNCHANGED", rc, "UNCHANGED " + _change(rc, fb, fc), pair)
+                             if verbose else None)
             continue
         text = _change(rc, fb, fc)
         detail = f"\n    baseline {fb.formula()}, candidate {fc.formula()}"
@@ -195,47 +244,52 @@ def compare(base: aprof_profile.Profile, cand: aprof_profile.Profile, metric: st
         # and whose steeper side rejects the other side's class, count.
         doubt = _unconfirmed(*fitted)
         if doubt:
-            weak.append(f"UNCONFIRMED {text}: {doubt}" + detail)
+            weak.append(Verdict("UNCONFIRMED", rc, f"UNCONFIRMED {text}: {doubt}" + detail, pair,
+                                doubt))
             continue
         # The points fitted (the upper envelope) of the steeper side.
         steep, flat, points = (fc, fb, fitted[1]) if delta > 0 else (fb, fc, fitted[0])
         evidence = (aprof_fit.fit_model(points.sizes, points.costs, flat.model, flat.k).criterion
                     - steep.criterion)
         if evidence < min_evidence:
-            weak.append(f"UNCONFIRMED {text}: the {'candidate' if delta > 0 else 'baseline'} points "
-                        f"fit {aprof_fit.model_label(flat)} almost as well (AICc +{evidence:.1f} < "
-                        f"{min_evidence:g})" + detail)
+            why = (f"the {'candidate' if delta > 0 else 'baseline'} points fit "
+                   f"{aprof_fit.model_label(flat)} almost as well (AICc +{evidence:.1f} < "
+                   f"{min_evidence:g})")
+            weak.append(Verdict("UNCONFIRMED", rc, f"UNCONFIRMED {text}: {why}" + detail, pair, why))
         elif delta > 0:
-            regressions.append((-delta, "REGRESSION " + text + detail))
+            regressions.append((-delta, Verdict("REGRESSION", rc, "REGRESSION " + text + detail, pair)))
         else:
-            improvements.append((delta, "IMPROVED " + text + detail))
+            improvements.append((delta, Verdict("IMPROVED", rc, "IMPROVED " + text + detail, pair)))
     for side, only, prof in (("BASELINE", set(b) - set(c), base), ("CANDIDATE", set(c) - set(b), cand)):
         routines = b if side == "BASELINE" else c
         for key in sorted(only):
             if cost_share(routines[key], prof) >= min_share:
-                info.append(f"ONLY IN {side} {_label(routines[key])}")
+                info.append(Verdict(f"ONLY IN {side}", routines[key],
+                                    f"ONLY IN {side} {_label(routines[key])}"))
 
     compared = len(regressions) + len(improvements) + len(weak) + len(unchanged)
     if compared == 0:
         raise BadInput(f"no routine could be compared: {len(common)} in common, "
                        f"{len(not_compared)} with fewer than {aprof_fit.MIN_DISTINCT_SIZES} distinct "
                        f"{metric} sizes on a side, {below} below --min-share {min_share:g}")
-    lines = [t for _, t in sorted(regressions)] + [t for _, t in sorted(improvements)]
-    lines += weak
+    def steepest_first(changes):
+        return [v for _, v in sorted(changes, key=lambda item: item[0])]
+
+    verdicts = steepest_first(regressions) + steepest_first(improvements) + weak
     if verbose:
-        lines += unchanged + not_compared + info
-    n_only_b = sum(1 for line in info if line.startswith("ONLY IN BASELINE"))
-    lines.append(
-        f"{cli.program_name()}: {compared} routine{'' if compared == 1 else 's'} compared "
-        f"({len(regressions)} regressed, {len(improvements)} improved, {len(weak)} unconfirmed, "
-        f"{len(unchanged)} unchanged), "
-        f"{len(not_compared)} not compared (too few sizes), {n_only_b} only in baseline, "
-        f"{len(info) - n_only_b} only in candidate, {below} below --min-share; "
-        f"{metric}, {statistic} cost, tolerance {tolerance:g}"
-        + ("" if verbose or not (unchanged or not_compared or info) else "; -v lists them"))
-    lines.append(f"FAIL: {len(regressions)} routine{'' if len(regressions) == 1 else 's'} "
-                 "got a steeper cost function" if regressions else "OK: no growth regression")
-    return lines, len(regressions)
+        verdicts += unchanged + not_compared + info
+    n_only_b = sum(1 for v in info if v.kind == "ONLY IN BASELINE")
+    counts = (f"{cli.program_name()}: {compared} routine{'' if compared == 1 else 's'} compared "
+              f"({len(regressions)} regressed, {len(improvements)} improved, {len(weak)} "
+              f"unconfirmed, {len(unchanged)} unchanged), "
+              f"{len(not_compared)} not compared (too few sizes), {n_only_b} only in baseline, "
+              f"{len(info) - n_only_b} only in candidate, {below} below --min-share; "
+              f"{metric}, {statistic} cost, tolerance {tolerance:g}"
+              + ("" if verbose or not (unchanged or not_compared or info) else "; -v lists them"))
+    verdict = (f"FAIL: {len(regressions)} routine{'' if len(regressions) == 1 else 's'} got a "
+               "steeper cost function" if regressions else "OK: no growth regression")
+    summary = [counts, verdict]
+    return verdicts, summary, len(regressions)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -265,6 +319,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("-v", "--verbose", action="store_true",
                    help="also list every routine that did not change class, could not be "
                    "compared (too few sizes) or is on one side only")
+    cli.add_format_option(p)
     args = p.parse_args(argv)
     if args.tolerance < 0:
         p.error("--tolerance must be >= 0")
@@ -275,7 +330,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     base = load_side(args.baseline, "baseline", args.metric)
     # The same reports on both sides (a check of the gate itself): read once.
     cand = base if args.candidate == args.baseline else load_side(args.candidate, "candidate", args.metric)
-    lines, regressions = compare(base, cand, args.metric, args.statistic,
-                                 args.tolerance, args.min_share, args.min_evidence, args.verbose)
-    print("\n".join(lines))
+    verdicts, summary, regressions = comparison(base, cand, args.metric, args.statistic,
+                                                args.tolerance, args.min_share, args.min_evidence,
+                                                args.verbose)
+    if args.format == "json":
+        cli.write_rows("json", "regress", JSON_FIELDS, [v.json() for v in verdicts],
+                       baseline=base.paths, candidate=cand.paths, metric=args.metric,
+                       statistic=args.statistic, tolerance=args.tolerance,
+                       regressions=regressions, summary=summary[0], verdict=summary[1])
+    else:
+        print("\n".join([v.text for v in verdicts] + summary))
     return cli.EXIT_REGRESSION if regressions else cli.EXIT_OK

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Reader of aprof-trms reports (format versions 1 to 5, docs/report-format.md).
+"""Reader of aprof-trms reports (format versions 1 to 6, docs/report-format.md).
 
 Python 3 standard library only. Every analysis script reads reports through
 this module:
@@ -16,9 +16,8 @@ checks the syntax (tags, field counts, integers, escapes), the record order,
 references between records and the final `end` record; consistency_problems()
 checks the relations between the numbers that every correct report satisfies.
 
-Run as a module, it checks the reports named on the command line (exit
-status 1 if one is malformed or inconsistent, 2 on bad usage):
-    cd scripts && python3 -m aprof_trms.report [--summary] REPORT...
+The command that checks reports named on the command line is
+check_reports.py (python3 -m aprof_trms.check_reports REPORT...).
 """
 import dataclasses
 import functools
@@ -28,7 +27,6 @@ import itertools
 import os
 import re
 import stat
-import sys
 from typing import (BinaryIO, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional,
                     Tuple, Union)
 
@@ -41,21 +39,22 @@ __all__ = [
     "load", "loads", "unescape", "escape",
     "CallEdge", "routines_named", "routine_named", "activations", "totals", "tuples",
     "callers_and_callees", "consistency_problems",
-    "Context", "ContextTuple", "context_path", "contexts_of", "context_tuples",
+    "Context", "ContextTuple", "Interval", "context_path", "contexts_of", "context_tuples",
 ]
 
 MAGIC = "aprof-trms-report"
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 # Older versions this reader still reads, with their field counts that differ.
+# Version 6 added the interval record (dumps of a running program);
 # Version 5 added the \xHH escape (bytes not valid UTF-8, control
 # characters) and the optional kernel-writes-unseen records; version 4 the
 # optional calling-context records (--collect-context=yes);
 # version 3 added the optional call records and input-sources records
 # (--input-sources=yes); version 2 has neither.
-_OLD_FIELD_COUNTS = {1: {"routine": 5}, 2: {}, 3: {}, 4: {}}
+_OLD_FIELD_COUNTS = {1: {"routine": 5}, 2: {}, 3: {}, 4: {}, 5: {}}
 # The records a version introduced: an older report that has one is malformed.
 _SINCE_VERSION = {"contexts": 4, "context": 4, "context-trms": 4, "context-rms": 4,
-                  "kernel-writes-unseen": 5, "go-async-preemption": 5}
+                  "kernel-writes-unseen": 5, "go-async-preemption": 5, "interval": 6}
 METRICS = ("trms", "rms")
 COST_METRICS = ("bb", "instructions")
 RESOLUTIONS = (1, 2, 4, 8, 16)
@@ -113,6 +112,19 @@ class Header:
     # Go programs (version 5): whether the runtime could preempt goroutines
     # by signals (--go-async-preemption); None: not a Go program.
     go_async_preemption: Optional[bool] = None
+    # The part of the run the report covers (version 6); None in older ones.
+    interval: Optional["Interval"] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Interval:
+    """The part of the run a report covers (the interval record, version 6):
+    what completed from the latest zero (or the start) to when it was written."""
+    dump: int        # 1, 2, 3... for dumps of the running program; 0 at exit
+    start_ms: int    # run time of the latest zero, 0 if none
+    end_ms: int      # run time when written
+    zeroes: int      # zeroes before: reports of one process overlap iff equal
+    reason: str      # why it was written ("exit" for the report at exit)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -340,7 +352,7 @@ def escape(text: str) -> str:
 # tag -> (number of fields after the tag or None for "at least 1", order rank)
 _TAGS = {
     MAGIC: (1, 0),
-    "tool": (3, 1), "command": (None, 2), "pid": (2, 3), "cost-metric": (1, 4),
+    "tool": (3, 1), "command": (None, 2), "pid": (2, 3), "interval": (5, 3.5), "cost-metric": (1, 4),
     "memory-resolution": (1, 5), "syscall-input": (1, 6), "kernel-writes-unseen": (1, 6.5),
     "trms-tracking": (1, 7),
     "shadow-peak-bytes": (1, 7.5),  # after trms-tracking, before thread
@@ -356,7 +368,7 @@ _LAST_HEADER_RANK = 7.9
 _REPEATED_TAGS = frozenset(t for t, (_, rank) in _TAGS.items() if _LAST_HEADER_RANK < rank and t != "end")
 # Header records that may be absent (written only when not the default, or
 # not yet written by older versions).
-_OPTIONAL_TAGS = ("kernel-writes-unseen", "trms-tracking", "shadow-peak-bytes", "input-sources",
+_OPTIONAL_TAGS = ("interval", "kernel-writes-unseen", "trms-tracking", "shadow-peak-bytes", "input-sources",
                   "contexts", "go-async-preemption")
 # Header records that may come more than once in a row (their handler
 # checks the order of their values).
@@ -501,6 +513,14 @@ class _Parser:
     def rec_pid(self, tag, args):
         self.header["pid"] = self.int_field(tag, "pid", args[0])
         self.header["ppid"] = self.int_field(tag, "parent pid", args[1])
+
+    def rec_interval(self, tag, args):
+        dump, start, end, zeroes = self.int_fields(
+            tag, ("dump number", "start", "end", "zero count"), args[:4])
+        if start > end:
+            raise self.error(f"'{tag}' record: starts at {start} ms, after its end at {end} ms")
+        self.header["interval"] = Interval(dump, start, end, zeroes,
+                                           self.text_field(tag, "reason", args[4]))
 
     def rec_cost_metric(self, tag, args):
         if args[0] not in COST_METRICS:
@@ -756,7 +776,8 @@ class _Parser:
                         h["memory_resolution"], h["syscall_input"],
                         h.get("trms_tracking", True), h.get("shadow_peak_bytes"),
                         h.get("input_sources", False), h.get("context_depth"),
-                        h.get("kernel_writes_unseen", ()), h.get("go_async_preemption"))
+                        h.get("kernel_writes_unseen", ()), h.get("go_async_preemption"),
+                        h.get("interval"))
         return Report(self.path, header, self.threads, self.routines, self.totals,
                       self.metrics["trms"], self.metrics["rms"],
                       self.thread_sources, self.kernel_sources, self.calls, self.contexts,
@@ -932,7 +953,7 @@ def _raise_inconsistency(p: _Parser, report: Report) -> None:
     problems = p.consistency.problems
     if problems:
         line, what = problems[0]
-        more = (f" (and {len(problems) - 1} more: python3 -m aprof_trms.report lists them)"
+        more = (f" (and {len(problems) - 1} more: python3 -m aprof_trms.check_reports lists them)"
                 if len(problems) > 1 else "")
         raise ReportError(report.path, line, f"inconsistent numbers: {what}{more}")
 
@@ -1479,54 +1500,3 @@ def consistency_problems(report: Report) -> List[str]:
             check.add(metric, t)
     check.finish(report)
     return [f"{report.path}: {what}" for _, what in check.problems]
-
-
-# ---------------------------------------------------------------------------
-# Command line: check reports.
-# ---------------------------------------------------------------------------
-
-def _summary(report: Report) -> str:
-    h = report.header
-    return (f"{report.path}: {h.tool} {h.tool_version}, pid {h.pid}, "
-            f"command {' '.join(h.command)!r}, {len(report.threads)} threads, "
-            f"{len(report.routines)} routines, {len(report.trms)} trms and "
-            f"{len(report.rms)} rms tuples, {len(report.calls)} call edges, "
-            + (f"{len(report.contexts)} contexts (depth limit {h.context_depth}), "
-               if h.context_depth is not None else "")
-            + f"cost {h.cost_metric}, "
-            f"resolution {h.memory_resolution}, syscall input {h.syscall_input}"
-            + ("" if h.trms_tracking else ", RMS only (TRMS not tracked)")
-            + "".join(f", kernel writes unseen: {m}" for m in h.kernel_writes_unseen))
-
-
-def main(argv: Optional[List[str]] = None) -> int:
-    from . import cli  # the runner imports this module
-    parser = cli.argument_parser(description="Checks aprof-trms reports: syntax, record order, "
-                                 "references and the relations between the numbers.")
-    parser.add_argument("--summary", action="store_true", help="print one line per report")
-    parser.add_argument("paths", nargs="+", metavar="REPORT")
-    args = parser.parse_args(argv)
-    summary = args.summary
-    status = 0
-    for path in args.paths:
-        try:
-            report = load(path, check=False)   # all its problems, not the first
-        except (ReportError, OSError) as e:
-            print(e, file=sys.stderr)
-            status = 1
-            continue
-        problems = consistency_problems(report)
-        for p in problems:
-            print(p, file=sys.stderr)
-        if problems:
-            status = 1
-        if summary:
-            print(_summary(report))
-    return status
-
-
-if __name__ == "__main__":
-    # The package's own copy of this module (not __main__), whose ReportError
-    # the runner catches.
-    from aprof_trms import cli, report
-    sys.exit(cli.run(report.main))

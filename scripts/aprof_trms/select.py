@@ -54,7 +54,7 @@ then applies only when given. Object filters always apply. The chosen
 routines come largest cumulative (inclusive) cost first, unless the caller
 gives an order, then --top cuts the list.
 
-select_routines() raises cli.UserError when a -r NAME selects nothing or an
+select_routines() raises errors.UserError when a -r NAME selects nothing or an
 -e RE is not a regular expression, with close names as a hint.
 """
 import argparse
@@ -66,7 +66,7 @@ import re
 from typing import Callable, List, Optional, Sequence
 
 from . import elf, names
-from .cli import UserError
+from .errors import UserError
 
 __all__ = ["ENTRY_WRAPPERS", "LIBC_OBJECTS", "MIN_DISTINCT_SIZES", "Selection", "examples",
            "add_selection_arguments", "select_routines", "label"]
@@ -227,7 +227,7 @@ def examples(routines: Sequence, count: int = 3) -> str:
 _WRAPPER_PART = re.compile("|".join(sorted(map(re.escape, ENTRY_WRAPPERS))))
 
 
-def _entry_wrapper(routine) -> bool:
+def is_entry_wrapper(routine) -> bool:
     """A runtime entry wrapper by name, or an unnamed ELF entry point (a
     stripped program's _start, the loader's own entry)."""
     name = routine.name
@@ -297,7 +297,7 @@ def select_routines(profile, args: argparse.Namespace, order: Optional[Callable]
     automatic = default_choice and not named and not getattr(args, "all", False)
     floor = args.min_share if args.min_share is not None else (default_floor if automatic else None)
     if automatic:
-        chosen = drop(*split(chosen, lambda r: not _entry_wrapper(r)),
+        chosen = drop(*split(chosen, lambda r: not is_entry_wrapper(r)),
                       "runtime entry wrappers", "--all shows every routine")
         chosen = drop(*split(chosen, _fittable),
                       f"with fewer than {MIN_DISTINCT_SIZES} distinct input sizes (nothing to fit)",

@@ -31,14 +31,13 @@ import dataclasses
 import os
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import charts as aprof_charts
 from . import fit as aprof_fit
-from . import producers as aprof_producers
 from . import profile as aprof_profile
 from . import report as aprof_report
-from .plot import FitInfo, fit_infos
-from .plotting import percent
-from .rank import display_name
+from . import sources
+from .fit import FitInfo, fit_infos
+from .programs import RoutineStats, percent
+from .ranking import display_name
 
 __all__ = ["COLUMNS", "SOURCE_COLUMNS", "FIT_COLUMNS", "Column", "columns_of", "RoutineRow", "fit_label",
            "fit_growth", "routine_rows", "add_fits", "sort_rows", "thread_profiles", "thread_label"]
@@ -115,7 +114,7 @@ class RoutineRow:
     thread_share: float
     external_share: float
     fits: Dict[str, FitInfo]  # by metric
-    top_producer: str = ""    # label of aprof_producers.Producer; "" without source records
+    top_producer: str = ""    # label of sources.Producer; "" without source records
     top_producer_share: float = 0.0  # in % of the routine's own induced reads
 
     @property
@@ -136,7 +135,7 @@ class RoutineRow:
 
 def _top_producer(profile: aprof_profile.Profile, key) -> Tuple[str, float]:
     """(label, share in %) of the routine's top producer; ("", 0.0) without."""
-    top = aprof_producers.top_producers(profile, key, 1)
+    top = sources.top_producers(profile, key, 1)
     if not top:
         return "", 0.0
     producer, reads = top[0]
@@ -147,7 +146,7 @@ def routine_row(routine: aprof_profile.RoutineProfile, total_cost: int,
                 fits: Dict[str, FitInfo], top_producer: Tuple[str, float] = ("", 0.0)) -> RoutineRow:
     """The row of a routine with its fits by metric."""
     # charts.py's numbers of the routine: richness and induced reads as its charts define them.
-    stats = aprof_charts.RoutineStats(routine.name, routine.calls, routine.cumulative_cost,
+    stats = RoutineStats(routine.name, routine.calls, routine.cumulative_cost,
                                       len(routine.trms), len(routine.rms), routine.sum_trms,
                                       routine.sum_rms, routine.thread_induced, routine.external)
     return RoutineRow(
@@ -183,7 +182,7 @@ def add_fits(rows: List[RoutineRow]) -> None:
     a command that shows some of its rows fits only those."""
     routines = [row.routine for row in rows]
     # The rows show the best fit, its doubts and the runner-up only.
-    by_metric = fit_infos(aprof_fit, routines, aprof_report.METRICS, slim=True)
+    by_metric = fit_infos(routines, aprof_report.METRICS, slim=True)
     for i, row in enumerate(rows):
         row.fits = {m: by_metric[m][i] for m in aprof_report.METRICS}
 

@@ -54,11 +54,10 @@ from typing import Dict, List, NoReturn, Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(REPO, "tests", "benchmarks"))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 sys.path.insert(0, os.path.join(REPO, "scripts", "lib"))
 import debian_packages  # noqa: E402
-import tool_benchmark as bench  # noqa: E402  (server and vips helpers)
+import servers  # noqa: E402  (server and vips helpers, shared with the tool benchmark)
 from aprof_trms import profile as aprof_profile  # noqa: E402
 
 PYTHON = "/usr/bin/python3"
@@ -158,9 +157,9 @@ def server_life(mode: Mode, launcher: List[str], inputs: Dict[str, str], report_
     """mariadbd under the tool on a fresh copy of the installed datadir:
     start, work(sql, client) with the server ready, clean shutdown (which
     writes the report into report_dir)."""
-    bench.mariadb_reset(inputs)
+    servers.mariadb_reset(inputs)
     # Later options win: a pool small enough that the larger tables do not fit.
-    server = bench.mariadb_server(inputs, 0) + [
+    server = servers.mariadb_server(inputs, 0) + [
         "--innodb-buffer-pool-size=" + mode.pool, "--innodb-buffer-pool-size-max=" + mode.pool]
     argv = tool_argv(launcher, report_dir) + server
     log("mariadb: starting mariadbd under the tool (pool %s)" % mode.pool)
@@ -171,27 +170,27 @@ def server_life(mode: Mode, launcher: List[str], inputs: Dict[str, str], report_
 
         def fail(problem: str, client_stderr: Optional[str] = None) -> NoReturn:
             stderr_file.seek(0)
-            context = ("\nclient stderr (tail):\n" + bench.tail(client_stderr)
+            context = ("\nclient stderr (tail):\n" + servers.tail(client_stderr)
                        if client_stderr else "")
             if os.path.exists(inputs["log"]):
                 with open(inputs["log"], errors="replace") as f:
-                    context += "\nserver log (tail):\n" + bench.tail(f.read())
-            bench.fail(problem, argv, stderr_file.read().decode(errors="replace"), context)
+                    context += "\nserver log (tail):\n" + servers.tail(f.read())
+            servers.fail(problem, argv, stderr_file.read().decode(errors="replace"), context)
 
         def client(argv: List[str]) -> None:
-            bench.run_client(argv, timeout, fail)
+            servers.run_client(argv, timeout, fail)
 
         def sql(statements: str) -> None:
-            client(bench.mariadb_client("mariadb", inputs) + ["--batch", "--quick", "-e",
+            client(servers.mariadb_client("mariadb", inputs) + ["--batch", "--quick", "-e",
                                                               statements])
 
         try:
-            bench.wait_until_ready(proc, bench.MARIADB.ready(inputs), timeout, fail)
+            servers.wait_until_ready(proc, servers.MARIADB.ready(inputs), timeout, fail)
             work(sql, client)
             log("mariadb: shutdown")
-            bench.stop_server(proc, bench.MARIADB.stop(inputs), timeout, fail)
+            servers.stop_server(proc, servers.MARIADB.stop(inputs), timeout, fail)
         finally:
-            bench.kill_server(proc)
+            servers.kill_server(proc)
         if proc.returncode != 0:
             fail("the server exited with status %d" % proc.returncode)
 
@@ -201,7 +200,7 @@ def mariadb_sessions(mode: Mode, launcher: List[str], work: str, report_dir: str
     """Two server lives, one report each: `tables` (load, SELECT *, UPDATE:
     Figures 4 and 6) and `slap` (mysqlslap: Figure 8), so that the plots of a
     figure show the activations of its experiment only."""
-    inputs = bench.mariadb_datadir(work, mode.slap_queries)
+    inputs = servers.mariadb_datadir(work, mode.slap_queries)
     files = [table_file(work, rows) for rows in mode.table_rows]
 
     def tables(sql, client) -> None:
@@ -220,7 +219,7 @@ def mariadb_sessions(mode: Mode, launcher: List[str], work: str, report_dir: str
     def slap(sql, client) -> None:
         log("mariadb: mysqlslap, %d clients, %d queries"
             % (mode.slap_clients, mode.slap_queries))
-        client(bench.MARIADB.load(inputs, mode.slap_clients))
+        client(servers.MARIADB.load(inputs, mode.slap_clients))
 
     server_life(mode, launcher, inputs, os.path.join(report_dir, "tables"), timeout, tables)
     server_life(mode, launcher, inputs, os.path.join(report_dir, "slap"), timeout, slap)
@@ -245,7 +244,7 @@ def vips_runs(mode: Mode, launcher: List[str], work: str, report_dir: str) -> No
         f.write(CONV_MASK)
     env = dict(os.environ, VIPS_CONCURRENCY=str(mode.vips_threads))
     for side in mode.image_sides:
-        src = bench.vips_image(work, side)["input"]
+        src = servers.vips_image(work, side)["input"]
         for op in mode.vips_ops:
             log("vips: %s on %dx%d, VIPS_CONCURRENCY=%d" % (op, side, side, mode.vips_threads))
             argv = tool_argv(launcher, report_dir) + VIPS_COMMANDS[op](
@@ -253,7 +252,7 @@ def vips_runs(mode: Mode, launcher: List[str], work: str, report_dir: str) -> No
             result = subprocess.run(argv, env=env, cwd=report_dir, stdin=subprocess.DEVNULL,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             if result.returncode != 0:
-                bench.fail("command exited with status %d" % result.returncode, argv,
+                servers.fail("command exited with status %d" % result.returncode, argv,
                            result.stderr.decode(errors="replace"))
 
 

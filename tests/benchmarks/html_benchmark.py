@@ -28,7 +28,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.normpath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, os.path.join(SRC, "tests", "scripts"))
+sys.path[:0] = [os.path.join(SRC, "tests", "scripts"), os.path.join(SRC, "scripts"),
+                os.path.join(SRC, "scripts", "lib")]
 import browser  # noqa: E402
 import synthetic  # noqa: E402
 

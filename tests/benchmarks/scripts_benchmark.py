@@ -74,7 +74,7 @@ def routine_shapes(count: int):
     """(name, object, cost function, sizes, calls per size) of each routine,
     deterministic: 60% one size, 25% two to four, 12% five to twelve, 3%
     thirteen to forty; costs of every growth class."""
-    sys.path.insert(0, os.path.join(SRCDIR, "tests", "scripts"))
+    sys.path[:0] = [os.path.join(SRCDIR, "tests", "scripts"), os.path.join(SRCDIR, "scripts")]
     import synthetic  # noqa: E402  (benchmark tool, not the package)
     classes = list(synthetic.COSTS.values())
     routines = []
@@ -95,7 +95,7 @@ def wide_shapes(seed: int):
     """WIDE_ROUTINES routines of WIDE_SIZES sizes each, one activation per
     size, costs of every growth class with 5% noise (another seed: other
     noise, same routines)."""
-    sys.path.insert(0, os.path.join(SRCDIR, "tests", "scripts"))
+    sys.path[:0] = [os.path.join(SRCDIR, "tests", "scripts"), os.path.join(SRCDIR, "scripts")]
     import synthetic  # noqa: E402  (benchmark tool, not the package)
     classes = list(synthetic.COSTS.values())
     return synthetic, [synthetic.Routine(
@@ -107,7 +107,7 @@ def wide_shapes(seed: int):
 
 def long_shapes(seed: int):
     """LONG_ROUTINES routines of LONG_SIZES consecutive sizes each."""
-    sys.path.insert(0, os.path.join(SRCDIR, "tests", "scripts"))
+    sys.path[:0] = [os.path.join(SRCDIR, "tests", "scripts"), os.path.join(SRCDIR, "scripts")]
     import synthetic  # noqa: E402
     classes = ["n", "n log n", "n^2", "log n", "sqrt n"]
     return synthetic, [synthetic.Routine(

@@ -65,7 +65,9 @@ fi
 echo "== a synthetic report"
 reports=$tmp/reports
 mkdir -p "$reports"
-(cd "$APROF_SRCDIR/tests/scripts" && "$PYTHON3" -c '
+# The source tree's package writes it (synthetic.py checks what it writes
+# with the reader); the installed commands then read it.
+(cd "$APROF_SRCDIR/tests/scripts" && PYTHONPATH="$APROF_SRCDIR/scripts" "$PYTHON3" -c '
 import sys, synthetic
 synthetic.write_report(sys.argv[1], [
     synthetic.Routine("quadratic", synthetic.COSTS["n^2"], synthetic.sizes(12)),

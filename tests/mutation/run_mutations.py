@@ -7,13 +7,17 @@ scratch copy of the source tree that has its own configured build, rebuilds
 only what the mutated file goes into (the tool; for the engine also the unit
 tests), and runs tests until one fails: first the mutation's own list (the
 tests most likely to catch it), then, if none failed, every unit test and
-every tool test. A mutation no test catches "survived". A mutation whose
+every tool test. A mutation of the Python analysis (a .py file) needs no
+rebuild: its tests run on the scratch copy's scripts with the tool of
+BUILD (never mutated), and its fallback is every script test, plus every
+tool test when its own list names one. A mutation no test catches
+"survived". A mutation whose
 original snippet no longer occurs exactly once in its file is "stale" (the
 code changed: refresh the mutation), and one that does not compile is an
 error: both are reported, never skipped.
 
 usage (from a configured build directory, as `make mutation-check` does):
-  run_mutations.py --srcdir=SRC --builddir=BUILD [--work-dir=DIR] [NAME...]
+  run_mutations.py --srcdir=SRC --builddir=BUILD [--work-dir=DIR] [--python] [NAME...]
 
 Exit status: 0 if every mutation was caught, 1 if some survived, 2 on stale
 or broken mutations (or a bad command line, or a baseline that fails).
@@ -62,6 +66,18 @@ class Mutation:
     @property
     def is_engine(self) -> bool:
         return self.file.startswith("aprof-trms/core/")
+
+    @property
+    def is_python(self) -> bool:
+        """The analysis scripts: nothing to build, script tests catch it."""
+        return self.file.endswith(".py")
+
+    def fallback(self) -> List[str]:
+        """The suites run when none of its own tests failed."""
+        if self.is_python:
+            return ["scripts"] + (["tool"] if any(t.startswith("tool") for t in self.tests) else [])
+        # The unit tests cover the engine only; the tool tests cover everything.
+        return ["unit", "tool"] if self.is_engine else ["tool"]
 
 
 def unescape(text: str) -> str:
@@ -149,9 +165,10 @@ class Workspace:
         self.ccache = find_program("ccache")
         self.env = dict(os.environ, CCACHE_DIR=str(work / "ccache"))
 
-    def sync(self) -> None:
+    def sync(self, build: bool = True) -> None:
         """Copies the source tree (files that differ only), then configures and
-        builds the copy if needed."""
+        builds the copy if needed (not with build=False: Python mutations
+        only)."""
         if (self.origin / "config.status").exists():
             raise SystemExit(f"run_mutations: {self.origin} is configured in place; the "
                              "scratch copy needs an out-of-tree build (make distclean there)")
@@ -170,6 +187,8 @@ class Workspace:
                 elif not filecmp.cmp(a, b, shallow=False):
                     shutil.copy2(a, b)
                     os.utime(b)  # newer than anything built from the old copy
+        if not build:
+            return
         if not (self.build / "config.status").exists():
             args = shlex.split(subprocess.run(
                 [str(self.origin_build / "config.status"), "--config"], check=True,
@@ -195,39 +214,56 @@ class Workspace:
             return False, f"make did not rebuild {' '.join(stale)}"
         return p.returncode == 0, p.stdout + p.stderr
 
-    def test_env(self) -> Dict[str, str]:
+    def build_test_programs(self) -> None:
+        """The tool tests' programs in BUILD (what `make check` builds
+        besides `all`), for Python mutations whose tests run the tool."""
+        log(f"building the test programs in {self.origin_build}")
+        run_checked(["make", f"-j{self.jobs}", "check", "TESTS="], cwd=self.origin_build,
+                    env=self.env)
+
+    def test_env(self, python: bool = False) -> Dict[str, str]:
+        """The variables of `make check`: the scratch copy's sources, and the
+        scratch build, or BUILD for a Python mutation (no rebuild: BUILD's
+        tool is the unmutated one, while the scratch build may still hold the
+        last C++ mutation's)."""
+        build = self.origin_build if python else self.build
         env = dict(os.environ)
         env.pop("VALGRIND_OPTS", None)
         env.update({
             "VALGRIND": self.vars["VALGRIND"],
-            "APROF_VGLIB": str(self.build / "vglib"),
-            "APROF_VG_IN_PLACE": str(self.build / "aprof-trms" / "vg-in-place"),
+            "APROF_VGLIB": str(build / "vglib"),
+            "APROF_VG_IN_PLACE": str(build / "aprof-trms" / "vg-in-place"),
             "APROF_TOOL_NAME": "aprof-trms",
             "APROF_VALGRIND_PLATFORM": self.vars["VALGRIND_PLATFORM"],
             "PYTHON3": self.vars["PYTHON3"],
             "APROF_SRCDIR": str(self.src),
-            "APROF_TEST_PROGRAMS": str(self.build / "tests" / "tool" / "programs"),
+            "APROF_TEST_PROGRAMS": str(build / "tests" / "tool" / "programs"),
             "PYTHONDONTWRITEBYTECODE": "1",
         })
         return env
 
-    def command(self, test: str) -> Tuple[List[str], Path]:
-        """The command running one test id: unit:GTEST_FILTER, unit (all of
-        them), tool (all pytest tool tests) or a pytest id under tests/."""
-        if test == "unit":
+    def command(self, tests: Sequence[str]) -> Tuple[List[str], Path]:
+        """The command running a test id: unit:GTEST_FILTER, unit (all of
+        them), or pytest ids under tests/, several in one run: tool (all
+        tool tests), scripts (all script tests), a file or one test."""
+        if tests[0] == "unit":
             return [str(self.build / UNIT_TARGET), "--gtest_fail_fast"], self.build
-        if test.startswith("unit:"):
+        if tests[0].startswith("unit:"):
             return [str(self.build / UNIT_TARGET), "--gtest_fail_fast",
-                    f"--gtest_filter={test[5:]}"], self.build
+                    f"--gtest_filter={tests[0][5:]}"], self.build
         pytest = [self.vars["PYTHON3"], "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
                   "--rootdir=."]
-        return pytest + (["tool"] if test == "tool" else [test]), self.src / "tests"
+        return pytest + list(tests), self.src / "tests"
 
-    def run_test(self, test: str) -> Tuple[bool, str]:
-        """(passed, output tail)."""
-        argv, cwd = self.command(test)
+    def run_test(self, test: str, python: bool = False) -> Tuple[bool, str]:
+        """(passed, output tail); python: a Python mutation's (test_env)."""
+        return self.run_tests([test], python)
+
+    def run_tests(self, tests: Sequence[str], python: bool = False) -> Tuple[bool, str]:
+        """run_test() of pytest ids in one run."""
+        argv, cwd = self.command(tests)
         try:
-            p = subprocess.run(argv, cwd=cwd, env=self.test_env(), capture_output=True,
+            p = subprocess.run(argv, cwd=cwd, env=self.test_env(python), capture_output=True,
                                text=True, timeout=TEST_TIMEOUT)
         except subprocess.TimeoutExpired:
             return False, f"timed out after {TEST_TIMEOUT} s"
@@ -263,20 +299,19 @@ def check_snippets(ws: Workspace, mutations: Sequence[Mutation]) -> List[str]:
     return problems
 
 
-def test_mutation(ws: Workspace, m: Mutation, fallback: Sequence[str],
-                  baseline: "Baseline") -> Tuple[str, str]:
+def test_mutation(ws: Workspace, m: Mutation, baseline: "Baseline") -> Tuple[str, str]:
     """(outcome, detail): outcome is caught, survived or error."""
     path = ws.src / m.file
     pristine = (ws.origin / m.file).read_text()
     started = time.monotonic()
     path.write_text(pristine.replace(m.original, m.replacement, 1))
     # The engine goes into the unit tests and the tool: the tool is rebuilt
-    # only when a tool test is about to run.
-    unbuilt = [UNIT_TARGET, TOOL_TARGET] if m.is_engine else [TOOL_TARGET]
+    # only when a tool test is about to run. Python is not built.
+    unbuilt = [] if m.is_python else [UNIT_TARGET, TOOL_TARGET] if m.is_engine else [TOOL_TARGET]
     built = 0.0
     try:
         failed = None
-        for test in list(m.tests) + [t for t in fallback if t not in m.tests]:
+        for test in list(m.tests) + [t for t in m.fallback() if t not in m.tests]:
             target = UNIT_TARGET if test.startswith("unit") else TOOL_TARGET
             if target in unbuilt:
                 build_started = time.monotonic()
@@ -285,35 +320,60 @@ def test_mutation(ws: Workspace, m: Mutation, fallback: Sequence[str],
                     return "error", f"building {target} failed:\n" + output[-2000:]
                 unbuilt.remove(target)
                 built += time.monotonic() - build_started
-            passed, output = ws.run_test(test)
+            passed, output = ws.run_test(test, m.is_python)
             if not passed:
                 failed = test
+                # pytest's summary names the test of a suite that failed.
+                first = re.search(r"^FAILED (\S+)", output, re.M)
+                which = f" ({first.group(1)})" if first and first.group(1) != test else ""
                 break
     finally:
         path.write_text(pristine)  # newer mtime: the next build recompiles it
+        if m.is_python:
+            # A test that ran a script without PYTHONDONTWRITEBYTECODE left
+            # bytecode of the mutated module, which a pristine file of the
+            # same size and second would reuse.
+            shutil.rmtree(path.parent / "__pycache__", ignore_errors=True)
     elapsed = f"build {built:.0f} s, total {time.monotonic() - started:.0f} s"
     if failed is None:
         return "survived", f"every test passed ({elapsed})"
-    if not baseline.passes(failed):
+    if not baseline.passes(failed, m.is_python):
         return "error", f"{failed} fails without the mutation too"
     if failed in m.tests:
         return "caught", f"by {failed} ({elapsed})"
-    return "caught", f"by {failed}, not in its list: add the test that failed ({elapsed})"
+    return "caught", f"by {failed}{which}, not in its list: add the test that failed ({elapsed})"
 
 
 class Baseline:
     """Runs a test on the unmutated tree, once, when a verdict depends on it:
-    a mutation is caught by a test that fails with it and passes without."""
+    a mutation is caught by a test that fails with it and passes without.
+    Python mutations' tests run with BUILD's tool (Workspace.test_env), the
+    others' with the scratch build, rebuilt unmutated first."""
 
     def __init__(self, ws: Workspace):
         self.ws = ws
-        self.results: Dict[str, bool] = {}
+        self.results: Dict[Tuple[str, bool], bool] = {}
 
-    def passes(self, test: str) -> bool:
-        if test not in self.results:
-            ok, _ = self.ws.rebuild(ALL_TARGETS)
-            self.results[test] = ok and self.ws.run_test(test)[0]
-        return self.results[test]
+    def passes(self, test: str, python: bool = False) -> bool:
+        if (test, python) not in self.results:
+            ok = python or self.ws.rebuild(ALL_TARGETS)[0]
+            self.results[(test, python)] = ok and self.ws.run_test(test, python)[0]
+        return self.results[(test, python)]
+
+    def check_python(self, mutations: Sequence[Mutation]) -> None:
+        """Runs the Python mutations' own tests on the unmutated tree in one
+        pytest run (one interpreter start, not one per test) and records
+        them as passing if it passes; if not, each is run alone when a
+        verdict needs it."""
+        tests = sorted({t for m in mutations if m.is_python for t in m.tests
+                        if not t.startswith("unit")})
+        if not tests:
+            return
+        passed, output = self.ws.run_tests(tests, python=True)
+        if passed:
+            self.results.update({(t, True): True for t in tests})
+        else:
+            log("the Python mutations' tests fail on the unmutated tree:\n" + output[-2000:])
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -325,6 +385,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--check-list", action="store_true",
                     help="only check that every mutation applies (no build, no tests)")
+    ap.add_argument("--python", action="store_true",
+                    help="only the mutations of the Python analysis (.py files)")
     ap.add_argument("names", nargs="*", help="run only these mutations")
     args = ap.parse_args(argv)
 
@@ -340,6 +402,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     if args.names:
         mutations = [m for m in mutations if m.name in args.names]
+    if args.python:
+        mutations = [m for m in mutations if m.is_python]
 
     ws = Workspace(srcdir, builddir, (args.work_dir or builddir / "mutation-work").resolve(),
                    args.jobs)
@@ -353,21 +417,27 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     # Killed mid-mutation, still restore the file (the next run's sync would too).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     started = time.monotonic()
-    ws.sync()
-    baseline = Baseline(ws)
     stale_names = {p.split()[1].rstrip(":") for p in stale}
+    runnable = [m for m in mutations if m.name not in stale_names]
+    # Only C++ mutations need the scratch build; Python ones use BUILD's
+    # tool, and its test programs when they name a tool test.
+    built = any(not m.is_python for m in runnable)
+    ws.sync(build=built)
+    if any(m.is_python and "tool" in m.fallback() for m in runnable):
+        ws.build_test_programs()
+    baseline = Baseline(ws)
+    baseline.check_python(runnable)
     results: Dict[str, str] = {}
     for i, m in enumerate(mutations, 1):
         if m.name in stale_names:
             results[m.name] = "stale"
             continue
-        # The unit tests cover the engine only; the tool tests cover everything.
-        fallback = ["unit", "tool"] if m.is_engine else ["tool"]
-        outcome, detail = test_mutation(ws, m, fallback, baseline)
+        outcome, detail = test_mutation(ws, m, baseline)
         results[m.name] = outcome
         label = {"caught": "caught  ", "survived": "SURVIVED", "error": "ERROR   "}[outcome]
         print(f"[{i}/{len(mutations)}] {label} {m.name}: {detail}", flush=True)
-    ws.rebuild(ALL_TARGETS)  # unmutated binaries again
+    if built:
+        ws.rebuild(ALL_TARGETS)  # unmutated binaries again
 
     survived = [n for n, o in results.items() if o == "survived"]
     broken = [n for n, o in results.items() if o in ("error", "stale")]

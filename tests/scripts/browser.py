@@ -14,11 +14,8 @@ open() waits for document.body.dataset.ready, which report.js sets as its
 last statement: a page whose script stopped on an error never becomes ready.
 """
 import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                                "scripts", "lib"))
-from debian_packages import find_program  # noqa: E402
+from debian_packages import find_program
 
 CHROMIUM = find_program("chromium")
 CHROMEDRIVER = find_program("chromedriver")

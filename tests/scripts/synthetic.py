@@ -29,13 +29,12 @@ import dataclasses
 import math
 import os
 import random
-import sys
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from aprof_trms import report as aprof_report
+
+# The entry scripts' directory, for the tests that run them.
 SCRIPTS = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
-if SCRIPTS not in sys.path:
-    sys.path.insert(0, SCRIPTS)
-from aprof_trms import report as aprof_report  # noqa: E402
 
 # Cost functions of the growth classes, with an intercept and coefficients
 # that make every term matter over sizes(…).
@@ -110,22 +109,25 @@ def activations(routine: Routine, seed: int = 0) -> List[Tuple[int, int, int]]:
 
 
 def report_text(routines: Sequence[Routine], threads: int = 1, cost_metric: str = "bb",
-                resolution: int = 4, seed: int = 0, pid: int = 4242,
+                resolution: int = 4, seed: int = 0, pid: int = 4242, ppid: int = 1,
                 command: Sequence[str] = ("./synthetic",), trms_tracking: bool = True,
                 syscall_input: str = "all", contexts: Optional[int] = None,
-                kernel_writes_unseen: Sequence[str] = ()) -> str:
+                kernel_writes_unseen: Sequence[str] = (),
+                interval: Optional[Tuple[int, int, int, int, str]] = None) -> str:
     """The text of a report in which activation i of each entry ran in
     thread i % threads + 1 and called nothing (self cost = cost; its
     caller's cost does not include it). Without trms_tracking (the tool's
     --trms=no) every TRMS is the RMS. With contexts (a depth limit, at
     least the deepest chain of callers) the report has the calling-context
     tree and its tuples; kernel_writes_unseen: the mechanisms of its
-    kernel-writes-unseen records."""
+    kernel-writes-unseen records; interval: the fields of the interval
+    record (dump number, start, end, zeroes, reason), none if None."""
     lines = [
         f"{aprof_report.MAGIC}\t{aprof_report.FORMAT_VERSION}",
         "tool\taprof-trms\t0.1.0\t3.19.0",
         "command\t" + "\t".join(aprof_report.escape(c) for c in command),
-        f"pid\t{pid}\t1",
+        f"pid\t{pid}\t{ppid}",
+    ] + ([] if interval is None else ["interval\t" + "\t".join(map(str, interval))]) + [
         f"cost-metric\t{cost_metric}",
         f"memory-resolution\t{resolution}",
         f"syscall-input\t{syscall_input}",

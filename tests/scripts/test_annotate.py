@@ -13,7 +13,6 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.normpath(os.path.join(HERE, "..", "..", "scripts"))
 ANNOTATE = os.path.join(SCRIPTS, "annotate.py")
-sys.path.insert(0, HERE)
 import synthetic  # noqa: E402
 
 LONG = ("std::vector<int, std::allocator<int> >::_M_realloc_insert<int const&>"
@@ -110,6 +109,31 @@ def test_lines_fit_the_width_and_full_names_on_request(tmp_path):
     env_proc = subprocess.run([sys.executable, ANNOTATE, report], capture_output=True, text=True,
                               env=dict(os.environ, COLUMNS="150"), timeout=300)
     assert max(len(line) for line in env_proc.stdout.splitlines() if "[" in line) <= 150
+
+
+def test_a_pipe_gets_whole_names(tmp_path):
+    """Not a terminal and no COLUMNS (a pipe to grep, a file): names are
+    not cut (they were cut to about 11 characters beside the producer
+    columns); the prose below the table wraps at 120."""
+    report = synthetic.write_report(tmp_path / "aprof-trms.out.1", routines(), threads=2)
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    proc = subprocess.run([sys.executable, ANNOTATE, "--min-share", "0", report],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert LONG in proc.stdout
+    prose = proc.stdout.split("\n\n")[-1]
+    assert prose.strip() and max(map(len, prose.splitlines())) <= 120
+
+
+def test_no_negative_zero(tmp_path):
+    """A richness just below zero (one TRMS size fewer than 300 RMS sizes)
+    is +0.00, not -0.00."""
+    from aprof_trms import annotate as aprof_annotate, profile as aprof_profile, table
+    report = synthetic.write_report(tmp_path / "aprof-trms.out.1", routines())
+    rows = table.routine_rows(aprof_profile.load_profile([report]), fit=False)
+    rows[0].richness = (299 - 300) / 300
+    lines = list(aprof_annotate.format_table(rows, 200, True))
+    assert " +0.00 " in lines[1] and "-0.00" not in "\n".join(lines)
 
 
 def test_errors(tmp_path):

@@ -17,7 +17,6 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.normpath(os.path.join(HERE, "..", "..", "scripts"))
-sys.path.insert(0, HERE)
 import synthetic  # noqa: E402
 from aprof_trms import contexts as aprof_contexts  # noqa: E402
 from aprof_trms import profile as aprof_profile  # noqa: E402
@@ -47,7 +46,7 @@ def run(script, *args):
 
 def test_reader_gets_the_context_tree_and_tuples(tmp_path):
     r = ar.load(write(tmp_path))
-    assert r.header.version == ar.FORMAT_VERSION == 5 and r.header.context_depth == DEPTH
+    assert r.header.version == ar.FORMAT_VERSION == 6 and r.header.context_depth == DEPTH
     work = ar.routine_named(r, "work")
     contexts = ar.contexts_of(r, work)
     chains = {tuple(r.routines[rid].name for rid in ar.context_path(r, c)) for c in contexts}
@@ -308,3 +307,41 @@ def test_chain_labels_leave_out_the_common_callers_and_tell_contexts_apart():
     assert labels[:2] == ["… > parse > a > work", "… > parse > b > work"]
     assert len(set(labels)) == 4 and all(len(label) <= 36 for label in labels)
     assert labels[2].startswith("… > query > … >") and labels[2].endswith("helper > work")
+
+
+def test_long_chains_stay_distinct_at_the_default_width():
+    """redis's _addReplyToBufferOrList: chains of 10 routines that differ
+    near their start (who called the command) and in their middle (which
+    command). Cut to the width, four of them read "… > _addReplyToBufferOrList";
+    each label now keeps the routines where it differs from its twins."""
+    start = ["_start", "main", "aeMain", "aeProcessEvents"]
+    tails = {"get": ["processCommand", "call", "getCommand", "getGenericCommand", "addReplyBulk",
+                     "_addReplyToBufferOrList"],
+             "lrange": ["processCommand", "call", "lrangeCommand", "addListRangeReply",
+                        "addReplyBulkCBuffer", "_addReplyToBufferOrList"]}
+    heads = {"read": ["connSocketEventHandler", "readQueryFromClient", "processInputBuffer"],
+             "sleep": ["beforeSleep", "handleClientsWithPendingReadsUsingThreads",
+                       "processPendingCommandAndInputBuffer"]}
+    chains = [start + head + tail for head in heads.values() for tail in tails.values()]
+    labels = aprof_contexts.chain_labels(chains, 60)
+    assert len(set(labels)) == len(chains), labels
+    for label, chain in zip(labels, chains):
+        assert label.startswith(f"… > {chain[4]} > …") and label.endswith(" > _addReplyToBufferOrList")
+    # Labels that differ already are not lengthened.
+    apart = chains[:1] + chains[3:]
+    assert aprof_contexts.chain_labels(apart, 60) == [aprof_contexts.chain_label(c, 60, 4)
+                                                      for c in apart]
+
+
+def test_default_routine_has_two_contexts_that_can_be_fitted(tmp_path):
+    """The costliest routine with several contexts, each called at three
+    sizes (six in all: it can be fitted), has no context to fit: the default
+    choice is the routine whose contexts can be fitted (work), not the
+    costlier one (setup)."""
+    few = [synthetic.Routine("setup", lambda n: 50000.0 + n, sizes, caller=caller)
+           for caller, sizes in (("small", [1, 2, 3]), ("big", [4, 5, 6]))]
+    path = synthetic.write_report(tmp_path / "aprof-trms.out.1", two_callers() + few,
+                                  contexts=DEPTH)
+    proc = run("contexts.py", "--top", "1", path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[2].startswith("work [synthetic]: 2 contexts")

@@ -10,7 +10,7 @@ interpreter, the interpreter loop above the sort."""
 import os
 
 import synthetic
-from aprof_trms import carriers, profile, rank
+from aprof_trms import carriers, profile, rank, ranking
 
 OBJ = "/usr/bin/server"
 
@@ -70,7 +70,7 @@ def test_rank_puts_the_source_before_its_carriers(tmp_path):
         synthetic.Routine("other", lambda n: 3 * n * n, sizes),
     ])
     p = profile.load_profile([path])
-    rows = rank.rank_routines(p, list(p.routines.values()))
+    rows = ranking.rank_routines(p, list(p.routines.values()))
     names = [row.routine.name for row in rows]
     assert names.index("work") < names.index("loop"), names
     loop = rows[names.index("loop")]

@@ -13,7 +13,6 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.normpath(os.path.join(HERE, "..", "..", "scripts"))
 CHARTS = os.path.join(SCRIPTS, "charts.py")
-sys.path.insert(0, SCRIPTS)
 from aprof_trms import report as aprof_report  # noqa: E402
 
 OUTPUTS = ["charts.txt", "induced-by-routine", "induced-share", "induced-split",
@@ -257,13 +256,13 @@ def test_streamed_programs_equal_those_of_loaded_reports(reports):
     # trms records (load_programs); html.py builds the same program from
     # whole reports (program_of). Both must give the same numbers and roots.
     import argparse
-    from aprof_trms import charts as aprof_charts, select
+    from aprof_trms import charts as aprof_charts, programs, select
     parser = argparse.ArgumentParser()
     select.add_selection_arguments(parser, default_choice=False, limit=False)
     args = parser.parse_args([])
     paths = [reports["a"], reports["b"], reports["c"]]
     streamed = aprof_charts.load_programs([str(p) for p in paths], False, args)[0]
-    loaded = aprof_charts.program_of(streamed.label, [aprof_report.load(p) for p in paths], args)
+    loaded = programs.program_of(streamed.label, [aprof_report.load(p) for p in paths], args)
     assert streamed == loaded
     assert len(streamed.roots) >= 3 and any(r.thread_induced for r in streamed.roots)
     assert any(r.external for r in streamed.roots)

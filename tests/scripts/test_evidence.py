@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-import synthetic  # noqa: F401  (puts scripts/ on sys.path)
+import synthetic  # noqa: F401
 from aprof_trms import evidence, fit
 
 
@@ -39,6 +39,16 @@ def test_tail_slope_resists_one_odd_point():
     y = 5 * n
     y[-2] = y[-2] / 50
     assert evidence.tail_slope(n, y) == pytest.approx(1.0, abs=0.05)
+
+
+def test_tail_slope_holds_at_least_three_clusters():
+    """The largest doubling alone holds two sizes: one odd point there would
+    decide the slope; widened to three clusters, the median of the slopes
+    between them follows the other points."""
+    n = np.array([100, 200, 400, 800, 1600, 3200.0])
+    y = 5 * n
+    y[-2] = y[-2] / 50
+    assert evidence.tail_slope(n, y) == pytest.approx(1.0)
 
 
 def test_local_slope_and_growth_factor_follow_the_points_when_the_model_is_steeper():
@@ -86,6 +96,18 @@ def test_a_model_steeper_than_its_points_at_the_largest_sizes_is_inconclusive():
     assert result.effective_growth() == pytest.approx(1.5, abs=0.01)
 
 
+def test_a_model_flatter_than_its_points_at_the_largest_sizes_is_inconclusive():
+    """The other way round: a chosen model that bends less than its points
+    at the largest sizes understates the growth where extrapolation
+    starts."""
+    sizes = synthetic.sizes(12)
+    result = clean(sizes, lambda n: 20 * n ** 1.5)
+    result.best = fit.Fit("n", 0.0, 20 * max(sizes) ** 0.5, None, 0.0, 0.99, 0.0)
+    doubts = fit._doubts(result)
+    assert any(d.startswith("grows with slope 1.00 at the largest sizes, where its points rise "
+                            "with slope 1.50") for d in doubts), doubts
+
+
 def noisy_n_log_n(sizes, seed):
     rng = np.random.default_rng(seed)
     return fit.fit_points(sizes, [round(4 * n * math.log2(n + 1) * (1 + 0.02 * rng.standard_normal()))
@@ -127,3 +149,21 @@ def test_tail_slope_of_many_points_stays_bounded():
     from a bounded sample of the tail, not all 10^10 of them."""
     n = np.arange(1, 200001, dtype=float)
     assert evidence.tail_slope(n, 2 * n ** 1.5) == pytest.approx(1.5)
+
+
+def test_an_exponent_interval_holding_two_classes_is_inconclusive():
+    """lua's interpreter loop running a script's main chunk: six small
+    chunks and two runs of the whole script, 8 sizes. The points cannot
+    tell n from n^3, and a fit that says "n^3 confident" tells more than
+    they hold."""
+    sizes = [20, 48, 88, 157, 708, 1173, 20079, 20581]
+    costs = [17, 69, 251, 359, 5744, 19718, 120730282, 120799423]
+    result = fit.fit_points(sizes, costs)
+    low, high = result.interval
+    assert high - low > fit.CONFIDENT_WIDTH, (low, high)
+    assert not result.conclusive
+    assert any("exponent lies anywhere in" in d for d in result.doubts), result.doubts
+    # A narrow interval on as many sizes is no doubt.
+    quadratic = clean([20 * 2 ** i for i in range(8)], lambda n: 3 * n * n)
+    assert quadratic.conclusive and quadratic.interval[1] - quadratic.interval[0] < 0.2, \
+        (quadratic.interval, quadratic.doubts)

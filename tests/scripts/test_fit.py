@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-import synthetic  # also puts scripts/ on sys.path
+import synthetic
 from aprof_trms import fit as af  # noqa: E402
 from aprof_trms import profile as aprof_profile  # noqa: E402
 
@@ -346,6 +346,27 @@ def test_a_steeper_regime_at_the_largest_sizes_is_a_doubt():
     assert not result.conclusive
 
 
+@pytest.mark.parametrize("steep", [1, af.TAIL_LARGEST])
+def test_a_miss_at_the_very_largest_sizes_is_a_doubt(steep):
+    """Issue 27: a model predicting 17M where 124M was measured passed,
+    because the median over the 91 sizes within 10x of the largest was
+    close to 1. Now the largest sizes count by themselves too: one point
+    off more than TAIL_MISS^2 times, or the median of the TAIL_LARGEST
+    largest off more than TAIL_MISS times."""
+    sizes = list(range(1000, 100001, 1000))
+    costs = [170.0 * n for n in sizes]
+    for i in range(1, steep + 1):
+        costs[-i] = 124e6 * sizes[-i] / sizes[-1]
+    result = af.fit_points(sizes, costs)
+    ratio, count = af._tail_ratio(result)
+    assert 1 / af.TAIL_MISS <= ratio <= af.TAIL_MISS and count > 90   # the median passes
+    assert result.best.predict([sizes[-1]])[0] < 30e6
+    missed = [d for d in result.doubts if d.startswith("misses the largest sizes")]
+    assert missed and not result.conclusive, result.doubts
+    assert missed[0].endswith("at the largest size" if steep == 1 else
+                              f"at the {af.TAIL_LARGEST} largest sizes")
+
+
 def test_fit_many_equals_fitting_each_alone():
     # fit_many solves point sets of one size together, row by row: each
     # result must be the one of its points alone, whatever their neighbours
@@ -385,3 +406,88 @@ def test_bounded_search_is_scipys_step_for_step(center):
         want = optimize.minimize_scalar(f, bounds=(0.1, 4.0), method="bounded",
                                         options={"xatol": 1e-7})
         assert x == want.x and fx == want.fun
+
+
+# --- Each doubt and rule decides what the user is told (issue 27, item 7) ---
+
+def test_a_fit_that_explains_too_little_is_inconclusive():
+    """A linear trend through points scattered by +-60%: the model explains
+    about three quarters of their variance, not enough to be sure of it."""
+    result = af.fit_points(*points(synthetic.COSTS["n"], count=20, noise=0.6, name="scatter"))
+    assert 0.7 < result.best.r2 < 0.8, result.best.r2
+    assert not result.conclusive
+    assert result.doubts == [f"R^2 {result.best.r2:.2f} < 0.8"]
+
+
+def test_a_runner_up_of_another_growth_about_as_good_is_a_doubt():
+    """Scattered linear points that sqrt n explains about as well: the
+    data do not tell the two growths apart."""
+    result = af.fit_points(*points(synthetic.COSTS["n"], count=10, noise=0.3, seed=2, name="close"))
+    best, ru = result.best, result.runner_up
+    assert abs(ru.criterion - best.criterion) < af.PREFER_SIMPLER_DELTA
+    assert abs(ru.growth_exponent() - best.growth_exponent()) >= 0.5, (best.model, ru.model)
+    assert not result.conclusive
+    assert any(d.startswith(f"runner-up {af.model_label(ru)} fits about as well") for d in result.doubts)
+
+
+def test_a_constant_through_widely_spread_costs_is_inconclusive():
+    """Costs that go up and down between 1000 and 2200 without a trend: a
+    constant is the best model, but not a confident answer."""
+    costs = [2000, 1000, 2200, 1200, 2100, 1150, 2150, 1250, 2050, 1100, 2200, 1200]
+    result = af.fit_points(synthetic.sizes(12), costs)
+    assert result.best.model == "1" and result.left_out == 0
+    assert result.doubts == ["costs vary 2.2x without a trend"]
+
+
+def test_an_envelope_with_exactly_the_minimum_of_sizes_is_fitted():
+    """Two cheap points among seven sizes leave exactly the sizes a fit
+    needs on the upper envelope: it is fitted there, not called two
+    regimes."""
+    sizes = [10, 20, 30, 40, 50, 60, 70]
+    costs = [100 * n for n in sizes]
+    costs[2] = costs[4] = 20
+    result = af.fit_points(sizes, costs)
+    assert len(set(result.sizes)) == af.MIN_DISTINCT_SIZES and result.left_out == 2
+    assert any("upper envelope" in n for n in result.notes)
+    assert not any("two regimes" in d for d in result.doubts)
+    assert result.best.model == "n"
+
+
+def test_a_rise_of_a_few_hundred_times_is_never_constant():
+    """Cheap calls, then a few costing 300 times more at the largest sizes:
+    growth, even where a constant fits the many cheap points best."""
+    sizes = [1, 2, 3, 4, 5, 6, 7, 8, 9]
+    costs = [239, 260, 250, 270, 240, 300, 30000, 75000, 150000]
+    result = af.fit_points(sizes, costs)
+    assert result.best.growth_exponent() > 1.0, result.best.formula()
+    assert any("rises 300x over the sizes: growth, not the constant" in n for n in result.notes)
+
+
+def test_the_envelope_keeps_points_less_than_twice_cheaper():
+    """A worst-case curve scatters: a point cheaper than a smaller size,
+    but by less than half, is on the envelope; one twice cheaper is not."""
+    keep = af.upper_envelope([1, 2, 3, 4, 5], [100, 60, 120, 70, 50])
+    assert keep.tolist() == [True, True, True, True, False]
+
+
+def test_a_class_term_dominated_by_the_linear_one_is_not_the_class():
+    """The interpreter's sort of issue 27: 8.71·n + 0.00106·n^2 over sizes
+    where the n^2 term changes the cost less than the linear one is not
+    "n^2"."""
+    sizes = [int(x) for x in np.geomspace(50, 3000, 14)]
+    result = af.fit_points(sizes, [round(200 + 8.71 * n + 0.00106 * n * n) for n in sizes])
+    assert result.best.growth_exponent() < 1.5, result.best.formula()
+
+
+def test_growth_by_orders_of_magnitude_never_fits_flat():
+    """Issue 27's database query: seven sizes at about the same cost, then
+    four that rise to 85.5M over a 7-fold range of sizes. Relative least
+    squares follow the cheap points and every model of the family comes
+    out flat: the fit of last resort follows the points' log-log slope."""
+    sizes = [int(x) for x in np.geomspace(100, 700, 11)]
+    costs = [930, 920, 910, 900, 890, 880, 870, 10 ** 5, 10 ** 6, 10 ** 7, 85_500_000]
+    result = af.fit_points(sizes, costs)
+    assert result.best.b > 0 and result.best.growth_exponent() > 4, result.best.formula()
+    assert result.best.predict(700) > result.best.predict(100) * 1000
+    assert any("fitted as n^5.82, the points' log-log slope" in n for n in result.notes)
+    assert not result.conclusive

@@ -24,7 +24,7 @@ import pytest
 
 import synthetic
 from source_reports import sources_example
-from aprof_trms import cli  # noqa: E402 (synthetic puts the scripts on sys.path)
+from aprof_trms import cli
 
 SEED = 25
 MUTANTS_PER_COMMAND = 25

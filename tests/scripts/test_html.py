@@ -16,7 +16,6 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.normpath(os.path.join(HERE, "..", "..", "scripts"))
 HTML = os.path.join(SCRIPTS, "html_report.py")
-sys.path.insert(0, HERE)
 import synthetic  # noqa: E402
 
 EVIL = "evil</script><script>alert(1)</script><!--<script>@DATA@"
@@ -99,6 +98,19 @@ def test_a_page_of_many_routines_details_the_costliest_and_the_chosen(tmp_path, 
     assert len(details[names.index("big")]["threads"]) == 2
     assert [row[14] for row in data["rows"]] == ["n", "-", "-", "n"]   # TRMS model: not fitted
     assert "holds the points and fits of 2 of the 4 routines" in data["details_note"]
+def test_baseline_before_the_reports(tmp_path):
+    """`--baseline A B -o x.html`, as a user writes it: A is the baseline,
+    B the reports (with nargs="+" B was a baseline too and the command asked
+    for the reports); the option repeats for several baseline reports."""
+    base = synthetic.write_report(tmp_path / "aprof-trms.out.1", routines())
+    cand = synthetic.write_report(tmp_path / "aprof-trms.out.2", routines(), pid=4343)
+    out = tmp_path / "x.html"
+    proc = run("--baseline", base, cand, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    _, data, _ = page_data(out)
+    assert data["paths"] == [str(cand)] and data["regression"]
+    base2 = synthetic.write_report(tmp_path / "aprof-trms.out.3", routines(), pid=4444)
+    assert run("--baseline", base, "--baseline", base2, cand, "-o", out).returncode == 0
 
 
 def test_errors_leave_no_file(tmp_path):

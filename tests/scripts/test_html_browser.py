@@ -21,8 +21,6 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.normpath(os.path.join(HERE, "..", "..", "scripts"))
 HTML = os.path.join(SCRIPTS, "html_report.py")
-sys.path.insert(0, SCRIPTS)
-sys.path.insert(0, HERE)
 from aprof_trms import html as aprof_html  # noqa: E402
 from aprof_trms import profile as aprof_profile  # noqa: E402
 from aprof_trms import report as aprof_report  # noqa: E402
@@ -210,6 +208,58 @@ def test_clicking_a_routine_draws_its_plots(chromium, page, tmp_path):
     chromium.css(TABLE_ROWS)[0].click()
     chromium.css('#view option[value="merged"]')[0].click()
     assert "no fit: only 2 distinct sizes (need 5)" in chromium.css("#plot-cost-trms")[0].text
+    assert chromium.console_errors() == []
+
+
+def _legend_overflow(b):
+    """Per plot of the selected routine: (id, svg width, right end of its
+    widest text, number of legend lines)."""
+    return b.js("""return [...document.querySelectorAll('#plots svg.chart')].map(svg => {
+        const texts = [...svg.querySelectorAll('text')];
+        const right = Math.max(...texts.map(t => t.getBBox().x + t.getBBox().width));
+        return [svg.id, +svg.getAttribute('width'), right, texts.length]; })""")
+
+
+def test_fit_notes_wrap_inside_their_panel(chromium, tmp_path):
+    """A routine with a cheaper path at every other size: its fit's notes
+    (upper envelope, points left out) and doubts were one SVG text line
+    each, running beyond the panel's right edge; they wrap inside it now."""
+    two_paths = synthetic.Routine("two_paths", lambda n: n * n / (1 if n % 2 else 10),
+                                  synthetic.sizes(20))
+    report = synthetic.write_report(tmp_path / "aprof-trms.out.1", [two_paths])
+    out = tmp_path / "notes.html"
+    run_html(report, "-o", out)
+    reset(chromium, str(out))
+    chromium.css(TABLE_ROWS)[0].click()
+    legend = chromium.css("#plot-cost-trms")[0].text
+    assert "upper envelope" in legend and "inconclusive:" in legend
+    for plot, width, right, _ in _legend_overflow(chromium):
+        assert right <= width, (plot, width, right)
+    chromium.screenshot(os.path.join(browser.artifacts_dir(tmp_path), "html-report-notes.png"))
+
+
+def test_every_routine_has_an_anchor_that_opens_it(chromium, page, tmp_path):
+    """#routine-NAME selects the routine when the page is opened with it
+    (or the hash changes), the routine's section carries that id, clicking
+    a routine puts its anchor in the address, and the ranking's links are
+    real links to the anchors."""
+    _, path, _ = page
+    chromium.driver.get("about:blank")
+    chromium.open(path + "#routine-scan_items")
+    assert chromium.css("#detail-title")[0].text == "scan_items"
+    assert chromium.js("return document.querySelector('#detail .anchor').id") == "routine-scan_items"
+    assert chromium.js("return document.getElementById('detail').getBoundingClientRect().top") < 50
+    # A C++ name: characters other than letters, digits and _.:~- become "_".
+    chromium.js("location.hash = '#routine-std::vector_int_std::allocator_int_::push_back_int_const_'")
+    assert chromium.css("#detail-title")[0].text.startswith("std::vector<int")
+    chromium.js("location.hash = '#hash_lookup'")      # a routine's name works too
+    assert chromium.css("#detail-title")[0].text == "hash_lookup"
+    links = chromium.css("#ranking-table a.routine")
+    assert [a.get_attribute("href").split("#")[1] for a in links][0] == "routine-sort_rows"
+    links[0].click()
+    assert chromium.css("#detail-title")[0].text == "sort_rows"
+    assert chromium.js("return location.hash") == "#routine-sort_rows"
+    chromium.screenshot(os.path.join(browser.artifacts_dir(tmp_path), "html-report-anchor.png"))
     assert chromium.console_errors() == []
 
 

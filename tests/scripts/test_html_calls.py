@@ -10,12 +10,10 @@ quadratic first with fits n^2 and n; in headless Chromium, clicking `work`
 shows them (links to the callers' sections, one plot per context), and a
 report without contexts says how to get them."""
 import os
-import sys
 
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 import browser  # noqa: E402
 import synthetic  # noqa: E402
 from test_html import page_data, run  # noqa: E402

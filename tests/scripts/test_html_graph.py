@@ -17,7 +17,6 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.normpath(os.path.join(HERE, "..", "..", "scripts"))
 HTML = os.path.join(SCRIPTS, "html_report.py")
-sys.path.insert(0, HERE)
 import synthetic  # noqa: E402
 from source_reports import sources_example, with_sources, without_sources  # noqa: E402
 

@@ -12,11 +12,9 @@ and the edge table opens. A screenshot is kept in BUILDDIR/tests/artifacts
 (html-report-sources.png)."""
 import os
 import re
-import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.normpath(os.path.join(HERE, "..", "..", "scripts"))
-sys.path.insert(0, HERE)
 import browser  # noqa: E402
 import test_html_graph as graph_tests  # noqa: E402
 from test_html_browser import chromium  # noqa: E402,F401  (the browser fixture)

@@ -15,8 +15,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.normpath(os.path.join(HERE, "..", "..", "scripts"))
 PLOT = os.path.join(SCRIPTS, "plot.py")
 CHARTS = os.path.join(SCRIPTS, "charts.py")
-sys.path.insert(0, SCRIPTS)
-sys.path.insert(0, HERE)
 from aprof_trms import plotting as aprof_plotting  # noqa: E402
 import example_run  # noqa: E402
 import synthetic  # noqa: E402

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-import synthetic  # also puts scripts/ on sys.path
+import synthetic
 from aprof_trms import fit as aprof_fit  # noqa: E402
 from aprof_trms import plot as aprof_plot  # noqa: E402
 from aprof_trms import plotting as apl  # noqa: E402
@@ -30,8 +30,14 @@ def figure(routine, kind="cost", log=False, size=(1000, 480), dpi=100):
     import numpy as np
     plt = apl.pyplot()
     style = aprof_plot.Style(log, log, "bb", 4)
-    fits = {m: aprof_plot.fit_of(aprof_fit, routine, m) for m in aprof_plot.METRICS}
+    fits = {m: aprof_fit.fit_of(routine, m) for m in aprof_plot.METRICS}
     return plt, aprof_plot.routine_figure(plt, np, aprof_fit, routine, kind, fits, style, size, dpi)
+
+
+def visible_tick_labels(axis):
+    """The texts of an axis's visible, non-empty tick labels."""
+    return [t.label1.get_text() for t in axis.get_major_ticks() + axis.get_minor_ticks()
+            if t.label1.get_visible() and t.label1.get_text()]
 
 
 def tick_labels_overlap(fig):
@@ -62,6 +68,12 @@ SPAN = synthetic.Routine("span", lambda n: 50 + 3 * n, synthetic.sizes(30, first
 def test_tick_labels_never_overlap(tmp_path, routine, log, size):
     plt, fig = figure(routine_of(tmp_path, routine), log=log, size=size)
     assert tick_labels_overlap(fig) is None
+    # Not by leaving the axes without numbers: each keeps some, at least two
+    # at the default size (at 420x260 a panel is a few pixels wide).
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            labels = visible_tick_labels(axis)
+            assert len(labels) >= (2 if size == (1000, 480) else 1), (ax.get_title(), labels)
     plt.close(fig)
 
 
@@ -96,7 +108,7 @@ def test_fit_notes_wrapped_whole_in_the_legend(tmp_path):
     cheap = synthetic.Routine("cheap", lambda n: n * n / (10 if n % 5 == 0 else 1), range(20, 80),
                               rms=lambda n: n)
     r = routine_of(tmp_path, cheap)
-    note = next(n for n in aprof_plot.fit_of(aprof_fit, r, "trms").result.notes
+    note = next(n for n in aprof_fit.fit_of(r, "trms").result.notes
                 if n.startswith("fitted on the upper envelope"))
     assert len(note) > aprof_plot.LEGEND_NOTE_WIDTH
     plt, fig = figure(r)

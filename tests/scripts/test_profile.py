@@ -1,8 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """aprof_trms.profile: merging over threads, processes and runs of one program."""
+import subprocess
+import sys
+import warnings
+
 import pytest
 
-import synthetic  # puts scripts/ on sys.path
+import synthetic
 from aprof_trms import profile as ap
 from aprof_trms import report as ar
 
@@ -122,3 +126,81 @@ def test_points_are_sums_over_threads_and_runs_beyond_64_bits(tmp_path):
     points = list(huge.trms.values())
     assert sums == [sum(p.calls for p in points), sum(p.sum_cost for p in points),
                     sum(p.sum_sq_cost for p in points), sum(p.sum_self_cost for p in points)]
+
+
+def test_reports_of_unrelated_programs_merge_with_a_warning(tmp_path):
+    """gzip's and xz's reports merged add up routines of two programs: a
+    warning says so (both were started by one shell: a shared ppid is no
+    link). A fork's child and an exec'd program (linked by their pids) and
+    runs of one executable with other arguments are one program."""
+    def report(name, command, pid, ppid=1000):
+        return synthetic.write_report(tmp_path / name, [R("work", C["n"], synthetic.sizes(6))],
+                                      pid=pid, ppid=ppid, command=command)
+
+    gzip = report("gzip", ("/usr/bin/gzip", "-c", "a"), 11)
+    gzip2 = report("gzip2", ("gzip", "-9", "b"), 12)
+    child = report("child", ("/bin/sort", "x"), 13, ppid=11)      # forked and exec'd by gzip
+    xz = report("xz", ("/usr/bin/xz", "-c", "a"), 14)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ap.load_profile([gzip, gzip2, child])
+    with pytest.warns(ap.UnrelatedReports, match=r"2 unrelated programs \(gzip \(.*gzip and 2 "
+                      r"more\); xz \(.*xz\)\)"):
+        ap.load_profile([gzip, gzip2, child, xz])
+    # The commands print it as one warning line and go on.
+    rank = subprocess.run([sys.executable, f"{synthetic.SCRIPTS}/rank.py", gzip, xz],
+                          capture_output=True, text=True)
+    assert rank.returncode == 0, rank.stderr
+    assert rank.stderr.startswith("rank.py: warning: merging reports of 2 unrelated programs")
+    assert rank.stderr.count("\n") == 1
+
+
+def test_a_merged_point_keeps_its_extremes_and_the_edges_add_up(tmp_path):
+    """Each size's first activation (thread 1) costs 10 times its second
+    (thread 2), read later: the point keeps the worst case of both, and
+    the best; the call edge holds the calls and cost of both threads."""
+    path = synthetic.write_report(tmp_path / "r", [
+        R("main", C["1"], [1]),
+        R("work", lambda n: 100 * n, [8, 16, 32], calls=2, worst=lambda n: 10 * n, caller="main")],
+        threads=2)
+    p = ap.load_profile([path])
+    work = p.find("work")[0]
+    assert [(s, q.min_cost, q.max_cost, q.calls) for s, q in work.trms.items()] == \
+        [(8, 80, 800, 2), (16, 160, 1600, 2), (32, 320, 3200, 2)]
+    edge = p.calls[(p.find("main")[0].key, work.key)]
+    assert (edge.calls, edge.inclusive_cost) == (6, work.cumulative_cost)
+    # Across reports (merged point by point, not as a block of records) alike.
+    a = synthetic.write_report(tmp_path / "a", [R("work", lambda n: 100 * n, [8, 16, 32])])
+    b = synthetic.write_report(tmp_path / "b", [R("work", lambda n: 10 * n, [8, 16, 32])], pid=7)
+    work = ap.load_profile([a, b]).find("work")[0]
+    assert [(s, q.min_cost, q.max_cost, q.calls) for s, q in work.trms.items()] == \
+        [(8, 80, 800, 2), (16, 160, 1600, 2), (32, 320, 3200, 2)]
+
+
+def test_the_total_of_merged_reports_is_their_sum(tmp_path):
+    """Two runs: the program's cost is the cost of both (every share is a
+    share of both)."""
+    a = synthetic.write_report(tmp_path / "a", [R("first", C["n"], [8, 16, 32])], threads=2)
+    b = synthetic.write_report(tmp_path / "b", [R("second", C["n^2"], [8, 16])], pid=7)
+    totals = [sum(t.total_cost for t in ar.load(path).threads.values()) for path in (a, b)]
+    p = ap.load_profile([a, b])
+    assert p.total_cost == sum(totals)
+
+
+def test_dumps_zeroed_in_between_merge_and_overlapping_ones_are_refused(tmp_path):
+    # Dumps of one process (format 6): after 0 and 1 zeroes they are disjoint
+    # and add up; a second dump with no zero since the first covers its
+    # activations again.
+    work = [R("work", C["n"], [8, 16], calls=2)]
+    first = synthetic.write_report(tmp_path / "d1", work, interval=(1, 0, 100, 0, "monitor command"))
+    second = synthetic.write_report(tmp_path / "d2", work, interval=(2, 100, 200, 1, "phase 2"))
+    p = ap.load_profile([first, second])
+    assert p.find("work")[0].calls == 8
+    again = synthetic.write_report(tmp_path / "d3", work + [R("more", C["1"], [4])],
+                                   interval=(3, 100, 300, 1, "monitor command"))
+    with pytest.raises(ap.ProfileError, match=r"d3: covers part of the run that .*d2 covers too"):
+        ap.load_profile([first, second, again])
+    # Another process's dump after as many zeroes is another run: merged.
+    other = synthetic.write_report(tmp_path / "o", work, pid=5151,
+                                   interval=(1, 100, 300, 1, "monitor command"))
+    assert ap.load_profile([second, other]).find("work")[0].calls == 8

@@ -117,9 +117,9 @@ def test_top(tmp_path):
 
 
 def test_rank_routines_api(tmp_path):
-    from aprof_trms import profile as aprof_profile, rank as aprof_rank
+    from aprof_trms import profile as aprof_profile, ranking
     prof = aprof_profile.load_profile([scaling(tmp_path / "r")])
-    rows = aprof_rank.rank_routines(prof, list(prof.routines.values()))
+    rows = ranking.rank_routines(prof, list(prof.routines.values()))
     assert [r.routine.name for r in rows][:4] == ["quad", "lin", "tiny", "const"]
     assert all(r.reason for r in rows)
     confident = [r.conclusive for r in rows if r.fitted]
@@ -201,3 +201,45 @@ def test_short_names(tmp_path):
     assert "std::__introsort_loop<…>(…): " in short         # the reason line too
     rows = list(csv.DictReader(io.StringIO(run("--short-names", "--format", "csv", path).stdout)))
     assert rows[0]["routine"] == "std::__introsort_loop<…>(…)"
+
+
+def ranked(path, names, scale=10.0):
+    """{name: Row} of rank_routines() on the routines of the report, with
+    callers' inclusive costs as the tool writes them: the self cost plus
+    the callees' cumulative costs (synthetic reports give callers only
+    their own cost)."""
+    from aprof_trms import profile as aprof_profile, rank as aprof_rank
+    prof = aprof_profile.load_profile([path])
+    chosen = [prof.find(name)[0] for name in names]
+    for (caller, callee), _ in prof.calls.items():
+        prof.routines[caller].cumulative_cost += prof.routines[callee].cumulative_cost
+    rows = aprof_rank.rank_routines(prof, chosen, scale=scale, find_carriers=False)
+    return {row.routine.name: row for row in rows}
+
+
+def test_predicted_shares_grow_self_costs_not_inclusive_ones(tmp_path):
+    """work does nearly all of the program's work, called by loop; both
+    grow linearly. At 10x input work still holds nearly all of the cost:
+    loop's inclusive cost holds work's, which is not grown a second time."""
+    sizes = synthetic.sizes(12)
+    rows = ranked(synthetic.write_report(tmp_path / "r", [
+        synthetic.Routine("loop", lambda n: 10 + n, sizes, noise=0.01),
+        synthetic.Routine("work", lambda n: 1000 + 100 * n, sizes, noise=0.01, caller="loop")]),
+        ["loop", "work"])
+    assert rows["loop"].conclusive and rows["work"].conclusive
+    assert rows["work"].share > 95
+    assert rows["work"].predicted_share > 95, rows["work"].predicted_share
+
+
+def test_inconclusive_growth_does_not_shrink_the_other_shares(tmp_path):
+    """wild's free exponent sits at the fitter's bound (at least n^4: its
+    growth is not known); lin holds half of the cost and grows 10x at 10x
+    input. The rest of the program is taken as it is today, so lin's
+    share grows."""
+    sizes = list(range(10, 210, 10))
+    rows = ranked(synthetic.write_report(tmp_path / "r", [
+        synthetic.Routine("lin", lambda n: 1e11 * n, sizes),
+        synthetic.Routine("wild", lambda n: 10 + n ** 6, sizes)]), ["lin", "wild"])
+    assert rows["lin"].conclusive and not rows["wild"].conclusive
+    assert 40 < rows["lin"].share < 60
+    assert rows["lin"].predicted_share > 80, rows["lin"].predicted_share

@@ -107,16 +107,36 @@ def test_only_confident_fits_with_disjoint_intervals_fail(tmp_path):
     assert r.returncode == 0, r.stdout
     assert re.search(r"^UNCONFIRMED work .*: the candidate fit is inconclusive \(its 10 sizes fall "
                      r"in 3 clusters", r.stdout, re.M), r.stdout
-    # n -> n^1.3 with scatter: both confident, but the intervals overlap.
-    noisy = report(tmp_path / "noisy", R("work", C["n"], noise=0.25, sizes=SIZES[:8]), seed=3)
-    steeper = report(tmp_path / "steeper", R("work", lambda n: 5 * n ** 1.3 + 50, noise=0.25,
-                                               sizes=SIZES[:8]), seed=4)
-    r = run([noisy], [steeper], "-v")
-    assert r.returncode == 0, r.stdout
-    assert "REGRESSION" not in r.stdout, r.stdout
+    # n -> n^1.7 with +-25% scatter on 8 sizes: both fits confident (n log n,
+    # n^2), each interval narrow enough to name a class, but they overlap.
+    noisy = report(tmp_path / "noisy", R("work", C["n"], noise=0.25, sizes=SIZES[:8]), seed=7)
+    steeper = report(tmp_path / "steeper", R("work", lambda n: 5 * n ** 1.7 + 50, noise=0.25,
+                                               sizes=SIZES[:8]), seed=107)
+    for options in ((), ("--min-evidence", "0")):   # whatever the evidence asked for
+        r = run([noisy], [steeper], "-v", *options)
+        assert r.returncode == 0, r.stdout
+        assert re.search(r"^UNCONFIRMED work .*: the exponents' intervals overlap", r.stdout,
+                         re.M), r.stdout
     # The same change on clean points is a regression.
     assert run([base], [report(tmp_path / "clean", R("work", lambda n: 5 * n ** 1.5 + 50))]
                ).returncode == EXIT_REGRESSION
+
+
+def test_the_steeper_points_must_reject_the_flatter_class(tmp_path):
+    """n -> n^1.5 on clean points: a regression, unless --min-evidence asks
+    the candidate's points to reject n by more than they do; the evidence
+    shown is theirs: their AICc with n over their AICc with their own
+    model."""
+    from aprof_trms import fit as aprof_fit, profile as aprof_profile
+    base = report(tmp_path / "base", R("work", C["n"]))
+    cand = report(tmp_path / "cand", R("work", lambda n: 5 * n ** 1.5 + 50))
+    assert run([base], [cand]).returncode == EXIT_REGRESSION
+    result = aprof_fit.fit_routine(aprof_profile.load_profile([cand]).find("work")[0])
+    evidence = aprof_fit.fit_model(result.sizes, result.costs, "n").criterion - result.best.criterion
+    r = run([base], [cand], "--min-evidence", "1e9")
+    assert r.returncode == 0, r.stdout
+    assert re.search(r"^UNCONFIRMED work .*: the candidate points fit n almost as well "
+                     rf"\(AICc \+{evidence:.1f} < 1e\+09\)", r.stdout, re.M), (evidence, r.stdout)
 
 
 def test_routines_on_one_side_or_with_few_sizes_are_informational(tmp_path):
@@ -231,6 +251,12 @@ def test_min_share(tmp_path):
     r = run([base], [cand])   # the default floor is 1%
     assert r.returncode == 0, r.stdout + r.stderr
     assert "1 below --min-share" in r.stdout
+    # Below the floor on one side only: a routine that became expensive is
+    # compared, and its regression fails the gate.
+    grown = report(tmp_path / "grown", R("main", big), R("tiny", lambda n: 1e3 * n * n))
+    r = run([base], [grown])
+    assert r.returncode == EXIT_REGRESSION, r.stdout + r.stderr
+    assert re.search(r"^REGRESSION tiny \(synthetic\): n -> n\^2", r.stdout, re.M), r.stdout
 
 
 def test_usage_errors_exit_2(tmp_path):

@@ -10,15 +10,12 @@ and routines with a negligible share, and says so; name, regex and object
 filters select what a user means."""
 import argparse
 import os
-import sys
 
 import types
 
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.normpath(os.path.join(HERE, "..", "..", "scripts")))
-sys.path.insert(0, HERE)
 from aprof_trms import cli, fit, names, select  # noqa: E402
 from aprof_trms import profile as aprof_profile  # noqa: E402
 import synthetic  # noqa: E402
@@ -76,6 +73,10 @@ def test_qualified_names():
     assert names.qualified_name(INTROSORT).endswith("_Iter_less_iter>")
     assert names.qualified_name(PUSH_INT) == "std::vector<int, std::allocator<int> >::push_back"
     assert names.qualified_name("operator new(unsigned long)") == "operator new"
+    # A return type of several words (a template function's) is left out whole.
+    assert names.qualified_name("unsigned long ns::f<int>(int)") == "ns::f<int>"
+    assert names.qualified_name("std::vector<int, std::allocator<int> > const& ns::Table::rows() "
+                                "const") == "ns::Table::rows"
     assert names.qualified_name("A::operator unsigned long() const") == "A::operator unsigned long"
     assert names.qualified_name("f()::{lambda(int)#1}::operator()(int) const") == \
         "f()::{lambda(int)#1}::operator()"
@@ -99,6 +100,7 @@ def test_names_routine_like_a_breakpoint():
     assert not names.names_routine("list::push_back", PUSH_INT)
     assert names.names_routine("operator()", "f()::{lambda(int)#1}::operator()(int) const")
     assert not names.names_routine("main", "__libc_start_main")
+    assert names.names_routine("ns::f", "unsigned long ns::f<int>(int)")
 
 
 def test_plain_and_short_names():
@@ -221,10 +223,10 @@ def test_entry_wrapper_test_agrees_with_parsing_every_name():
                   "clone_internal", "__clone_internal", "std::vector<int>::_init()",
                   "_dl_init", "call_init.part.0", "main", "0x401000@/bin/prog", "_fini"]
     for name in candidates:
-        assert select._entry_wrapper(named(name)) == (names.qualified_name(name) in
+        assert select.is_entry_wrapper(named(name)) == (names.qualified_name(name) in
                                                       select.ENTRY_WRAPPERS), name
-    assert select._entry_wrapper(named("void start_thread(void*)"))
-    assert not select._entry_wrapper(named("my_start_thread_pool(int)"))
+    assert select.is_entry_wrapper(named("void start_thread(void*)"))
+    assert not select.is_entry_wrapper(named("my_start_thread_pool(int)"))
 
 
 def named(name, obj="/no/such/object"):
@@ -241,6 +243,34 @@ def test_an_unnamed_elf_entry_point_is_an_entry_wrapper(tmp_path):
     header[:6] = b"\x7fELF\x02\x01"               # 64-bit, little-endian
     header[24:32] = (0x1ab70).to_bytes(8, "little")  # e_entry
     prog.write_bytes(bytes(header))
-    assert select._entry_wrapper(named("0x1ab70@prog", str(prog)))
-    assert not select._entry_wrapper(named("0x1ab80@prog", str(prog)))
-    assert not select._entry_wrapper(named("0x1ab70@prog", str(tmp_path / "missing")))
+    assert select.is_entry_wrapper(named("0x1ab70@prog", str(prog)))
+    assert not select.is_entry_wrapper(named("0x1ab80@prog", str(prog)))
+    assert not select.is_entry_wrapper(named("0x1ab70@prog", str(tmp_path / "missing")))
+
+
+def test_default_choice_keeps_routines_fittable_by_trms_or_rms(tmp_path):
+    """Exactly MIN_DISTINCT_SIZES sizes are enough to fit; so are enough
+    RMS sizes when the TRMS has fewer (activations of one TRMS that read
+    different amounts of their own)."""
+    sizes = synthetic.sizes(6)
+    prof = profile_of(tmp_path, [
+        synthetic.Routine("five", synthetic.COSTS["n"], sizes[:5]),
+        synthetic.Routine("four", synthetic.COSTS["n"], sizes[:4]),
+        synthetic.Routine("by_rms", synthetic.COSTS["n"], sizes)])
+    by_rms = prof.find("by_rms")[0]
+    by_rms.trms = dict(list(by_rms.trms.items())[:4])
+    assert (len(by_rms.trms), len(by_rms.rms)) == (4, 6)
+    assert sorted(chosen(prof, [], min_share=0.0)) == ["by_rms", "five"]
+
+
+def test_the_share_floor_counts_inclusive_cost(tmp_path):
+    """A dispatcher's own code is cheap, but the cost of what it calls is
+    its inclusive cost: the floor keeps it."""
+    many = synthetic.sizes(12)
+    prof = profile_of(tmp_path, [
+        synthetic.Routine("dispatch", lambda n: 5, many),
+        synthetic.Routine("work", synthetic.COSTS["n^2"], many, caller="dispatch")])
+    dispatch, work = prof.find("dispatch")[0], prof.find("work")[0]
+    dispatch.cumulative_cost += work.cumulative_cost   # as the tool writes it
+    assert 100.0 * dispatch.self_cost / prof.total_cost < 1.0
+    assert sorted(chosen(prof, [], min_share=1.0)) == ["dispatch", "work"]

@@ -1,20 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Input sources in reports (--input-sources=yes): the reader's thread-source
-and kernel-source records, and scripts/aprof_trms/producers.py (top producers,
-the producers command and its graph)."""
+and kernel-source records, and scripts/aprof_trms/sources.py (top producers
+merged over threads and reports). The producers command and its graph:
+test_producers.py."""
 import os
 import re
-import sys
 
 import pytest
 
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
-sys.path.insert(0, os.path.normpath(SCRIPTS))
 from aprof_trms import profile as ap  # noqa: E402
 from aprof_trms import report as ar  # noqa: E402
-from aprof_trms import producers as sources  # noqa: E402
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from source_reports import sources_example, without_sources  # noqa: E402
+from aprof_trms import sources  # noqa: E402
+from source_reports import sources_example  # noqa: E402
 
 
 def with_lines(text, replace=None, insert_before_end=()):
@@ -91,66 +89,64 @@ def test_top_producers_merge_threads_and_reports(tmp_path):
     assert sources.top_producers(prof, consumer, 1)[0][1] == 400
     reader = next(k for k, r in prof.routines.items() if r.name == "produce_data")
     assert [(p.label, n) for p, n in sources.top_producers(prof, reader, 5)] == [("syscall read", 32)]
-    text_out = sources.summary_text(prof, consumers=10, top=5)
-    assert text_out.splitlines()[0] == "consume_data: 404 induced reads by its own code"
 
 
-def test_producers_command_and_graph(tmp_path, capsys):
-    p = tmp_path / "aprof-trms.out.1"
-    p.write_text(sources_example())
-    graph = tmp_path / "graph.png"
-    assert sources.main(["--graph", str(graph), str(p)]) == 0
-    out = capsys.readouterr().out
-    assert "99.01%" in out and "produce_data" in out and str(graph) in out
-    assert graph.stat().st_size > 1000
-    edges = sources.graph_edges(ar.load(str(p)), 10)
-    assert edges[0] == (("thread", 1, "produce_data"), ("thread", 2, "consume_data"), 200)
+def pool_report(workers=5):
+    """A report of a worker pool: thread 1 runs main, threads 2 to
+    workers+1 run `worker` and the last thread `writer`, each started by
+    clone3 -> start_thread; the workers read what main wrote (10 reads
+    each), the writer what each worker wrote (5 reads each)."""
+    header = ar.Header(5, "aprof-trms", "0.1.0", "3.19.0",
+                       ("./pool", "--threads", str(workers)), 42, 1, "bb", 4, "all", input_sources=True)
+    names = ["main", "clone3", "start_thread", "worker", "writer"]
+    routines = {i: ar.Routine(i, 0x1000 + i, "/bin/pool", name, name)
+                for i, name in enumerate(names, 1)}
+    last = workers + 2
+    threads = {s: ar.Thread(s, s, 1000) for s in range(1, last + 1)}
+    totals, calls, thread_sources = {}, {}, {}
+    totals[(1, 1)] = ar.Totals(1, 1, 1, 1000, 1000)
+    for s in range(2, last + 1):
+        job = 5 if s == last else 4
+        totals[(s, 2)] = ar.Totals(s, 2, 1, 10, 1000)
+        totals[(s, 3)] = ar.Totals(s, 3, 1, 10, 990)
+        totals[(s, job)] = ar.Totals(s, job, 1, 980, 980)
+        calls[(s, 2, 3)] = ar.CallEdge(s, 2, 3, 1, 990)
+        calls[(s, 3, job)] = ar.CallEdge(s, 3, job, 1, 980)
+        if s == last:
+            for w in range(2, last):
+                thread_sources[(s, 5, w, 4)] = ar.ThreadSource(s, 5, w, 4, 5)
+        else:
+            thread_sources[(s, 4, 1, 1)] = ar.ThreadSource(s, 4, 1, 1, 10)
+    return ar.Report("pool.out", header, threads, routines, totals, {}, {}, thread_sources, {},
+                     calls)
 
 
-def test_reads_labels_of_crowded_edges_never_overlap():
-    """Twelve edges fanning out of one producer meet at their middles: the
-    heaviest gets its label there, the others where they have room, and
-    those without room none (label_spots, for the PNG and the HTML graph)."""
-    producer = ("kernel", 0, "read")
-    edges = [(producer, ("thread", 1, f"r{i}"), 100 - i) for i in range(12)]
-    y = {consumer: i / 11 for i, (_, consumer, _) in enumerate(edges)}
-    room = (0.3, 0.15)
-
-    def point_at(p, c, t):  # straight lines from (0, 0.5) to (1, y)
-        return t, 0.5 + (y[c] - 0.5) * t
-
-    spots = sources.label_spots(edges, point_at, room)
-    assert spots[0] == point_at(*edges[0][:2], 0.5)
-    placed = [s for s in spots if s]
-    assert 1 < len(placed) < len(edges)
-    for i, (x0, y0) in enumerate(placed):
-        for x1, y1 in placed[i + 1:]:
-            assert abs(x0 - x1) >= room[0] or abs(y0 - y1) >= room[1], (x0, y0, x1, y1)
+def test_threads_that_start_in_the_same_routine_are_one_node():
+    """The 37 threads of a worker pool were 37 nodes; the threads that
+    started in the same routine (below clone3 and start_thread) are one,
+    labelled with their serials, unless split."""
+    rep = pool_report()
+    assert sources.thread_starts(rep) == {1: "main", **{s: "worker" for s in range(2, 7)},
+                                          7: "writer"}
+    graph = sources.graph_of(rep, 30)
+    assert graph.edges == [(("thread", 1, "main"), ("thread", 2, "worker"), 50),
+                           (("thread", 2, "worker"), ("thread", 7, "writer"), 25)]
+    assert graph.groups[2] == (2, 3, 4, 5, 6) and graph.starts[2] == "worker"
+    assert graph.node_label(("thread", 2, "worker")) == "T2-T6 (5 threads) worker"
+    assert graph.node_label(("thread", 7, "writer")) == "T7 writer"
+    split = sources.graph_of(rep, 30, merge_threads=False)
+    assert len(split.edges) == 10 and split.node_label(("thread", 3, "worker")) == "T3 worker"
 
 
-def test_producers_command_refuses_reports_without_sources(tmp_path):
-    from aprof_trms import cli
-    p = tmp_path / "aprof-trms.out.1"
-    p.write_text(without_sources(sources_example()))
-    assert cli.run(sources.main, [str(p)]) == cli.EXIT_ERROR
-
-
-def consumers_listed(out):
-    return [line.split(":")[0] for line in out.splitlines() if not line.startswith(" ")]
-
-
-def test_producers_command_chooses_consumers_as_the_other_commands_do(tmp_path, capsys):
-    """-r and -e are select.py's: a name, a shell pattern, a part of a name,
-    a regular expression; a name that selects nothing is an error."""
-    from aprof_trms import cli
-    p = tmp_path / "aprof-trms.out.1"
-    p.write_text(sources_example())
-    expected = {("-r", "produce_data"): ["produce_data"], ("-r", "consume*"): ["consume_data"],
-                ("-r", "consume"): ["consume_data"], ("-e", "^produce"): ["produce_data"],
-                ("--exclude-object", "consumer"): [],
-                (): ["consume_data", "produce_data"]}
-    for options, consumers in expected.items():
-        assert sources.main([*options, str(p)]) == 0
-        assert consumers_listed(capsys.readouterr().out) == consumers, options
-    assert cli.run(sources.main, ["-r", "no_such_routine", str(p)]) == cli.EXIT_ERROR
-    assert "no routine matches 'no_such_routine'" in capsys.readouterr().err
+def test_node_colours_are_distinct_and_never_the_system_calls_grey():
+    """tab10 has a grey (the 8th thread had the system calls' colour) and
+    ten colours (the 11th thread had the first's)."""
+    rep = pool_report(workers=12)
+    graph = sources.graph_of(rep, 100, merge_threads=False)
+    nodes = {n for n in graph.producers + graph.consumers}
+    by_thread = {n[1]: graph.colour(n) for n in nodes}
+    assert len(by_thread) == 14 and len(set(by_thread.values())) == 14
+    for colour in list(by_thread.values()) + [sources.thread_colour(i) for i in range(60)]:
+        r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+        assert max(r, g, b) - min(r, g, b) > 40, colour   # not a grey
+    assert len({sources.thread_colour(i) for i in range(60)}) == 60

@@ -8,11 +8,8 @@
 induced shares and fits are checked against numbers computed here from the
 activations, not from the profile code; sorting and the per-thread split too."""
 import os
-import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.normpath(os.path.join(HERE, "..", "..", "scripts")))
-sys.path.insert(0, HERE)
 from aprof_trms import profile as aprof_profile  # noqa: E402
 from aprof_trms import report as aprof_report  # noqa: E402
 from aprof_trms import table  # noqa: E402
@@ -39,6 +36,9 @@ def test_row_numbers_come_from_the_activations(tmp_path):
     assert scan.calls == len(acts) == 16
     assert scan.self_cost == scan.inclusive_cost == cost
     assert abs(scan.inclusive_share - 100.0 * cost / profile.total_cost) < 1e-9
+    # Self costs are disjoint: shares of the same total, adding up to at most 100%.
+    assert abs(scan.self_share - 100.0 * cost / profile.total_cost) < 1e-9
+    assert sum(row.self_share for row in rows.values()) <= 100.0
     assert scan.distinct_trms == 8
     assert scan.distinct_rms == len({r for _, r, _ in acts})
     assert abs(scan.richness - (8 - scan.distinct_rms) / scan.distinct_rms) < 1e-12

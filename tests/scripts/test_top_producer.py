@@ -17,10 +17,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.normpath(os.path.join(HERE, "..", "..", "scripts"))
-sys.path.insert(0, SCRIPTS)
-sys.path.insert(0, HERE)
 from aprof_trms import profile as aprof_profile  # noqa: E402
 from aprof_trms import report as aprof_report  # noqa: E402
+from aprof_trms import sources  # noqa: E402
 from aprof_trms import table  # noqa: E402
 from source_reports import sources_example, without_sources  # noqa: E402
 
@@ -48,6 +47,20 @@ def test_rows_name_the_top_producer_and_its_share(tmp_path):
     assert (rows["produce_data"].top_producer, rows["produce_data"].top_producer_share) == \
         ("syscall read", 100.0)
     assert table.columns_of(profile) == table.COLUMNS + table.SOURCE_COLUMNS
+
+
+def test_runs_merged_add_their_reads(tmp_path):
+    """Two runs of the example (another pid): each producer wrote twice as
+    many of the consumer's cells; the shares stay."""
+    first = write(tmp_path, sources_example())
+    second = tmp_path / "aprof-trms.out.2"
+    second.write_text(re.sub(r"^pid\t\d+", "pid\t77", sources_example(), flags=re.M))
+    profile = aprof_profile.load_profile([first, str(second)])
+    rows = {row.name: row for row in table.routine_rows(profile)}
+    consumer = rows["consume_data"].routine.key
+    assert [(p.label, reads) for p, reads in sources.top_producers(profile, consumer, 2)] == \
+        [("produce_data", 400), ("(outside every routine)", 4)]
+    assert abs(rows["consume_data"].top_producer_share - CONSUMER_SHARE) < 1e-9
 
 
 def test_per_thread_rows_keep_their_own_thread_sources(tmp_path):

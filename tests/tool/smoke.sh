@@ -61,7 +61,7 @@ set -- "$tmp"/report.*
 if test "$#" -ne 1 || test ! -f "$1"; then
   fail "expected exactly one report file, found: $*"
 else
-  head -n 1 "$1" | grep -q "^aprof-trms-report	5\$" || fail "report does not start with the version line"
+  head -n 1 "$1" | grep -q "^aprof-trms-report	6\$" || fail "report does not start with the version line"
   tail -n 1 "$1" | grep -q "^end	[0-9][0-9]*\$" || fail "report does not end with an end record"
 fi
 

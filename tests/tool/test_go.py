@@ -9,10 +9,14 @@ preemption) and resumes them later, maybe on another thread. With default
 options the tool drops the preemption signal (go_preemption.cc), as
 GODEBUG=asyncpreemptoff=1 would: the sort's input sizes are its arrays, its
 cost is its own and the same as with GODEBUG=asyncpreemptoff=1, it fits n^2
-and rank.py puts it first. --go-async-preemption=yes shows that the runtime
-does preempt the sort under the tool."""
+and rank.py puts it first; its calling contexts are one chain rooted at the
+goroutine's own first frame, not at the scheduler's frames that resumed it.
+--go-async-preemption=yes shows that the runtime does preempt the sort under
+the tool. A recursion deep enough to make the runtime copy its goroutine's
+stack several times keeps its activations whole across the copies."""
 import csv
 import io
+import math
 import os
 import re
 import subprocess
@@ -74,8 +78,8 @@ def runs(go_program, tmp_path_factory):
     # before the first signal).
     base = tmp_path_factory.mktemp("go-runs")
     default, reference, preempting = run_tools(base, [
-        Spec(argv, [], env=env),
-        Spec(argv, [], env={**env, "GODEBUG": "asyncpreemptoff=1"}),
+        Spec(argv, ["--collect-context=yes"], env=env),
+        Spec(argv, ["--collect-context=yes"], env={**env, "GODEBUG": "asyncpreemptoff=1"}),
         Spec(argv, ["--go-async-preemption=yes", "--fair-sched=yes"], env=env),
     ])
     for _ in range(PREEMPTING_TRIES - 1):
@@ -138,11 +142,97 @@ def test_sort_fits_n2_and_ranks_first(runs):
     [sort] = aprof_profile.merge([run.report]).find(SORT)
     result = aprof_fit.fit_routine(sort, "trms")
     assert result.best.model == "n^2" and result.conclusive, (result.best.formula(), result.doubts)
+    assert ranked(run)[0] == SORT, ranked(run)
+
+
+def ranked(run):
+    """The routines of rank.py's ranking of the run's report, first first."""
     proc = subprocess.run([sys.executable, str(SRCDIR / "scripts" / "rank.py"), "--format", "csv",
                            run.report.path], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    rows = list(csv.DictReader(io.StringIO(proc.stdout)))
-    assert rows and rows[0]["routine"] == SORT, [row["routine"] for row in rows]
+    return [row["routine"] for row in csv.DictReader(io.StringIO(proc.stdout))]
+
+
+# The runtime's own routines around a goroutine: the scheduler, the code
+# that starts threads and goroutines and switches stacks. None of them is
+# the root of a goroutine's contexts.
+SCHEDULER_ROOTS = ("_rt0_", "runtime.")
+
+
+def contexts_of(run, name, program):
+    """The chains (routine names, root first) of a routine's contexts."""
+    profile = aprof_profile.merge([run.report])
+    [target] = profile.find(name)
+    names = {r.key: r.name for r in profile.routines.values()}
+    return [[names.get(key, key[1]) for key in c.key] for c in profile.contexts_of(target.key)]
+
+
+def test_goroutine_contexts_start_at_its_own_first_frame(runs):
+    """The sort runs in goroutines that the scheduler resumes from its own
+    stack (runtime.schedule, execute, gogo), on every thread (runtime.clone,
+    mstart) and after a goroutine blocked (mcall, goexit0): one chain, rooted
+    at the goroutine's function, with no scheduler frame in it."""
+    chains = contexts_of(runs["default"], SORT, runs["program"])
+    assert len(chains) == 1, chains
+    [chain] = chains
+    assert chain[-1] == SORT and chain[0].startswith("main."), chain
+    assert not any(name.startswith(SCHEDULER_ROOTS) or name == "gogo" for name in chain), chain
+
+
+GROW_WORKERS = 4
+GROW_SIZES = (250, 500, 1000, 2000, 4000, 8000, 16000)
+RECURSION = "main.sumFrom"
+# What the recursion reads besides its elements: the stack words of a few
+# frames, and at each growth of the stack the runtime's bookkeeping that
+# runtime.morestack and the restarted prologue read (the goroutine's g and
+# its thread's m, about 14 cells, measured: 24 would allow for more).
+GROWTH_CELLS = 24
+# The goroutine's first stack (2 KiB) and the most a frame of sumFrom takes.
+FIRST_STACK_BYTES, FRAME_BYTES = 2048, 64
+
+
+@pytest.fixture(scope="module")
+def growths(go_program, tmp_path_factory):
+    """Recursions n deep in new goroutines, on one processor (the goroutines
+    then stay on one thread: the runtime hands its processor to another
+    thread only around system calls, which the recursion makes none of)
+    and on four."""
+    argv = [go_program, "grow", str(GROW_WORKERS)] + [str(n) for n in GROW_SIZES]
+    return run_tools(tmp_path_factory.mktemp("go-growths"), [
+        Spec(argv, ["-v", "--collect-context=yes"], env={"GOMAXPROCS": str(procs), "GODEBUG": ""})
+        for procs in (1, 4)])
+
+
+def test_recursion_keeps_its_activations_when_the_stack_grows(growths, go_program):
+    """Each deep recursion outgrows its goroutine's stack about nine times;
+    the runtime copies the stack to a larger one (runtime.newstack) and
+    resumes the goroutine there, in the routine that needed the room, which
+    starts over. The tool moves the goroutine's frames with the copy: the
+    recursion is called exactly as often as it runs (the restart is not a
+    call), its outermost activation's input is its array (not the copies'
+    cells again at every growth), its cost is its own (none is left in
+    newstack or the scheduler, which would break the report's totals: the
+    report is read with its consistency check), it has one context, and
+    rank.py puts it first."""
+    one, four = growths
+    exact = GROW_WORKERS * sum(n + 1 for n in GROW_SIZES)
+    check_counts(one, one.report, {RECURSION: exact}, go_program)
+    assert int(re.search(r"(\d+) goroutine stacks followed to their copies", one.stderr).group(1)) > 0
+    for run in growths:
+        r = run.report
+        sizes = sorted(ar.tuples(r, "trms", routine(r, RECURSION, go_program)))
+        largest = max(GROW_SIZES)
+        doublings = math.ceil(math.log2(largest * FRAME_BYTES / FIRST_STACK_BYTES))
+        assert largest <= sizes[-1] <= largest + STACK_CELLS + GROWTH_CELLS * doublings, \
+            (largest, sizes[-5:])
+        totals = ar.totals(r, routine(r, RECURSION, go_program))
+        # Only the outermost activations count in the cumulative cost; they
+        # hold all the recursion's work, and a few blocks of each restart.
+        assert totals.self_cost <= totals.cumulative_cost <= 1.01 * totals.self_cost, totals
+        chains = contexts_of(run, RECURSION, go_program)
+        assert len(chains) == 1 and chains[0][0].startswith("main."), chains
+        # Not the runtime's stack growth (newstack, morestack, gogo).
+        assert ranked(run)[0] == RECURSION, ranked(run)
 
 
 STAGES, ROUNDS = 4, 2000

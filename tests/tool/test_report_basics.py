@@ -19,7 +19,11 @@ def test_header_file_name_and_pid(tmp_path):
     h = r.header
     assert os.path.basename(r.path) == f"aprof.{run.pid}"
     assert (h.pid, h.ppid) == (run.pid, os.getpid())
-    assert h.version == ar.FORMAT_VERSION == 5
+    assert h.version == ar.FORMAT_VERSION == 6
+    # The report at exit of a run never zeroed covers the whole run.
+    assert (h.interval.dump, h.interval.start_ms, h.interval.zeroes, h.interval.reason) == \
+        (0, 0, 0, "exit")
+    assert h.interval.end_ms > 0
     assert h.tool == "aprof-trms"
     banner = re.search(r"^==\d+== aprof-trms-(\S+), input-sensitive profiler", run.stderr, re.M)
     assert banner, run.describe()

@@ -4,7 +4,8 @@
 // of routines and computes every context path by folding and truncating the
 // list literally (CONTEXT-FORMAT rules, docs/design.md), on random traces
 // with threads, unwinds of several frames, suspended and resumed
-// activations and collection switched off and on; and the invariant that a
+// activations, first frames of coroutine stacks (which root their own
+// contexts) and collection switched off and on; and the invariant that a
 // routine's context records add up to its routine records.
 //
 // Copyright (C) 2026, the aprof-trms authors.
@@ -38,19 +39,26 @@ Path PathOf(const ContextTree& tree, ContextId id) {
   return path;
 }
 
-// The naive rule: the path of the nearest pending activation of routine if
-// any (folding); else the parent's path plus routine, the parent's last
-// routine dropped first when the parent's path is already `limit` long.
+// The naive rule: the path of the nearest pending activation of routine on
+// the same machine stack if any (folding); else the parent's path plus
+// routine, the parent's last routine dropped first when the parent's path
+// is already `limit` long. The first frame of a coroutine's stack has no
+// parent: its path is the routine alone.
 struct Pending {
   RoutineId routine;
   Path path;
+  bool first_on_stack = false;
   bool suspended_before = false;
   ActivationResult earlier{};  // what its earlier runs measured
 };
 
-Path NaivePath(const std::vector<Pending>& stack, RoutineId routine, size_t limit) {
-  for (size_t i = stack.size(); i-- > 0;)
+Path NaivePath(const std::vector<Pending>& stack, RoutineId routine, size_t limit,
+               bool first_on_stack) {
+  if (first_on_stack) return Path{routine};
+  for (size_t i = stack.size(); i-- > 0;) {
     if (stack[i].routine == routine) return stack[i].path;
+    if (stack[i].first_on_stack) break;
+  }
   Path path = stack.empty() ? Path{} : stack.back().path;
   if (path.size() == limit) path.pop_back();
   path.push_back(routine);
@@ -80,8 +88,10 @@ class ContextModel {
         SwitchOrStart(static_cast<ThreadId>(1 + pick(3)));
       } else if (roll < 8 && current_ != 1) {
         ExitCurrent();
+      } else if (roll < 28 && Depth(t) < 14) {
+        Call(static_cast<RoutineId>(1 + pick(5)), /*first_on_stack=*/false);
       } else if (roll < 30 && Depth(t) < 14) {
-        Call(static_cast<RoutineId>(1 + pick(5)));
+        Call(static_cast<RoutineId>(1 + pick(5)), /*first_on_stack=*/true);
       } else if (roll < 38) {
         Return();
       } else if (roll < 41) {
@@ -165,6 +175,7 @@ class ContextModel {
   size_t folded() const { return folded_; }
   size_t truncated() const { return truncated_; }
   size_t resumed() const { return resumed_; }
+  size_t first_on_stack() const { return first_on_stack_; }
 
  private:
   struct Thread {
@@ -201,16 +212,24 @@ class ContextModel {
     engine_.SwitchTo(1);
   }
 
-  void Call(RoutineId routine) {
+  void Call(RoutineId routine, bool first_on_stack) {
     Thread& t = threads_[current_];
-    Pending p{routine, NaivePath(t.stack, routine, limit_)};
+    Pending p{routine, NaivePath(t.stack, routine, limit_, first_on_stack), first_on_stack};
     bool pending = false;
-    for (const Pending& q : t.stack) pending |= q.routine == routine;
+    for (size_t i = t.stack.size(); i-- > 0 && !first_on_stack;) {
+      pending |= t.stack[i].routine == routine;
+      if (t.stack[i].first_on_stack) break;
+    }
     if (pending) ++folded_;
-    if (!pending && !t.stack.empty() && t.stack.back().path.size() == limit_) ++truncated_;
+    if (!pending && !first_on_stack && !t.stack.empty() && t.stack.back().path.size() == limit_)
+      ++truncated_;
+    if (first_on_stack) ++first_on_stack_;
     paths_.insert(p.path);
     t.stack.push_back(p);
-    engine_.Call(routine);
+    if (first_on_stack)
+      engine_.CallFirstOnStack(routine);
+    else
+      engine_.Call(routine);
   }
 
   // The engine's latest completion (if recorded) is `want`.
@@ -261,13 +280,16 @@ class ContextModel {
     t.parked.push_back(parked);
   }
 
+  // The parked frames resume as a stack of their own: the first starts a
+  // segment, whatever it was when it was called.
   void Resume(size_t which) {
     Thread& t = threads_[current_];
-    const std::vector<Pending> parked = t.parked[which];
+    std::vector<Pending> parked = t.parked[which];
     t.parked.erase(t.parked.begin() + static_cast<long>(which));
-    for (const Pending& p : parked) {
-      engine_.Resume(p.earlier);
-      t.stack.push_back(p);
+    for (size_t i = 0; i < parked.size(); ++i) {
+      parked[i].first_on_stack = i == 0;
+      engine_.Resume(parked[i].earlier, i == 0);
+      t.stack.push_back(parked[i]);
       ++resumed_;
     }
   }
@@ -295,11 +317,11 @@ class ContextModel {
   bool recording_ = true;
   std::vector<ActivationResult> done_;
   std::set<Path> paths_;
-  size_t checked_ = 0, folded_ = 0, truncated_ = 0, resumed_ = 0;
+  size_t checked_ = 0, folded_ = 0, truncated_ = 0, resumed_ = 0, first_on_stack_ = 0;
 };
 
 TEST(Contexts, MatchNaiveFoldingAndTruncationOnRandomTraces) {
-  size_t checked = 0, folded = 0, truncated = 0, resumed = 0;
+  size_t checked = 0, folded = 0, truncated = 0, resumed = 0, first_on_stack = 0;
   for (u32 limit : {1u, 2u, 3u, 5u, 100u}) {
     for (uint64_t i = 0; i < 300; ++i) {
       const uint64_t seed = 7700001ULL * limit + i;
@@ -313,6 +335,7 @@ TEST(Contexts, MatchNaiveFoldingAndTruncationOnRandomTraces) {
       folded += model.folded();
       truncated += model.truncated();
       resumed += model.resumed();
+      first_on_stack += model.first_on_stack();
     }
   }
   // The traces exercise every rule.
@@ -320,6 +343,7 @@ TEST(Contexts, MatchNaiveFoldingAndTruncationOnRandomTraces) {
   EXPECT_GT(folded, 5000u);
   EXPECT_GT(truncated, 5000u);
   EXPECT_GT(resumed, 2000u);
+  EXPECT_GT(first_on_stack, 2000u);
 }
 
 enum : RoutineId { kF = 1, kG, kH, kMain };

@@ -211,5 +211,39 @@ TEST(CoroutineRuns, SuspendedActivationsSumTheirRuns) {
   EXPECT_GT(suspensions, 2000);  // the traces exercise suspension
 }
 
+// A goroutine's frame writes 4 cells of its stack and is suspended; the
+// runtime copies them on the same thread (reads and writes them) and the
+// frame resumes. Its reads of those cells are then new input, unless the
+// tracker takes them as accessed by the resumed frame (Go's stack copy:
+// Engine::TakeAsAccessedByTop); a cell it never touched stays input.
+ActivationResult ResumedAfterCopy(bool take_as_accessed) {
+  std::vector<ActivationResult> done;
+  Engine e;
+  e.set_activation_observer(Collect, &done);
+  e.StartThread(1);
+  e.SwitchTo(1);
+  e.Call(1);
+  e.Write(0x1000, 16);
+  const ActivationResult run = e.Suspend();
+  e.Call(2);  // the copy, outside the frame
+  e.Read(0x1000, 16);
+  e.Write(0x1000, 16);
+  e.Return();
+  e.Resume(run, /*first_on_stack=*/true);
+  if (take_as_accessed) e.TakeAsAccessedByTop(0x1000, 16);
+  e.Read(0x1000, 16);
+  e.Read(0x2000, 4);
+  e.Return(run);
+  return done.back();
+}
+
+TEST(CoroutineRuns, CellsTakenAsAccessedAreNotInputAgain) {
+  const ActivationResult kept = ResumedAfterCopy(true);
+  EXPECT_EQ(kept.routine, 1u);
+  EXPECT_EQ(kept.trms, 1u);
+  EXPECT_EQ(kept.rms, 1u);
+  EXPECT_EQ(ResumedAfterCopy(false).trms, 5u);
+}
+
 }  // namespace
 }  // namespace aprof::testing

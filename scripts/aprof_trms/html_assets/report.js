@@ -108,6 +108,32 @@ function axisScale(values, log, fromZero) {
   return { ticks, frac: v => (v - lo) / (hi - lo), lo, hi };
 }
 
+// The text cut into lines of at most maxWidth pixels in the charts' legend
+// font, between words (a word wider than a line is cut): a fit's notes are
+// long, and an SVG text is not wrapped by the browser (it ran off the panel).
+let legendCanvas = null;
+function wrapText(text, maxWidth) {
+  legendCanvas = legendCanvas || document.createElement("canvas").getContext("2d");
+  legendCanvas.font = "11px sans-serif";
+  const fits = t => legendCanvas.measureText(t).width <= maxWidth;
+  const lines = [];
+  let line = "";
+  for (let word of String(text).split(" ")) {
+    while (!fits(word)) {             // a word wider than a line: cut it
+      let n = word.length - 1;
+      while (n > 1 && !fits(word.slice(0, n))) n--;
+      if (line) { lines.push(line); line = ""; }
+      lines.push(word.slice(0, n));
+      word = word.slice(n);
+    }
+    const longer = line ? line + " " + word : word;
+    if (fits(longer)) line = longer;
+    else { lines.push(line); line = word; }
+  }
+  if (line || !lines.length) lines.push(line);
+  return lines;
+}
+
 // spec: {id, title, xlabel, ylabel, log, width, height, series: [{name, color,
 // kind: "points" | "line" | "range", dash, points: [[x, y, tip] or [x, lo, hi, tip]]}],
 // legend: [text lines]}. Returns the <svg>.
@@ -126,9 +152,11 @@ function chart(spec) {
       xs.push(p[0]); ys.push(...yv);
     }
   }
-  // Legend lines below the plot, coloured as the series of the same position.
-  const legend = (spec.legend || []).map((text, i) => [text, spec.series[i] ? spec.series[i].color : "#333"]);
-  if (dropped) legend.push([`${dropped} point(s) at 0 not shown on log axes`, "#333"]);
+  // Legend entries below the plot, coloured as the series of the same
+  // position, wrapped to the panel's width.
+  const entries = (spec.legend || []).map((text, i) => [text, spec.series[i] ? spec.series[i].color : "#333"]);
+  if (dropped) entries.push([`${dropped} point(s) at 0 not shown on log axes`, "#333"]);
+  const legend = entries.flatMap(([text, color]) => wrapText(text, W - 58 - 8).map(line => [line, color]));
   const height = H + LINE * legend.length + 4;
   const svg = svgEl("svg", { class: "chart", id: spec.id, width: W, height, viewBox: `0 0 ${W} ${height}` });
   svg.appendChild(svgEl("text", { x: W / 2, y: 14, "text-anchor": "middle", class: "title" }, spec.title));
@@ -518,11 +546,47 @@ function renderPlots() {
   renderCalls(idx, log);   // calls.js
 }
 
-function selectRoutine(idx) {
+// Every routine has an anchor of its own, #routine-NAME (characters other
+// than letters, digits and _.:~- as "_"; -2, -3... after a name shared by
+// several routines, in the table's order), so that a routine can be linked
+// to: the page opened with it selects that routine and shows it.
+let anchors = null;
+function anchorOf(idx) {
+  if (!anchors) {
+    anchors = [];
+    const seen = new Map();
+    for (const row of DATA.rows) {
+      const slug = "routine-" + row[F.name].replace(/[^A-Za-z0-9_.:~-]+/g, "_");
+      const n = (seen.get(slug) || 0) + 1;
+      seen.set(slug, n);
+      anchors.push(n === 1 ? slug : `${slug}-${n}`);
+    }
+  }
+  return anchors[idx];
+}
+
+// The routine a location hash names: its anchor, or its name as written.
+function routineOfHash(hash) {
+  let wanted;
+  try { wanted = decodeURIComponent(hash.replace(/^#/, "")); } catch (e) { return -1; }
+  if (!wanted) return -1;
+  for (let i = 0; i < DATA.rows.length; i++) if (anchorOf(i) === wanted) return i;
+  return DATA.rows.findIndex(row => row[F.name] === wanted);
+}
+
+function selectRoutine(idx, block = "nearest") {
   state.selected = idx;
   renderRows();
   renderPlots();
-  document.getElementById("detail").scrollIntoView({ block: "nearest" });
+  // The routine's section carries its anchor, and the address links to it.
+  document.querySelector("#detail .anchor").id = anchorOf(idx);
+  if (location.hash !== "#" + anchorOf(idx)) history.replaceState(null, "", "#" + anchorOf(idx));
+  document.getElementById("detail").scrollIntoView({ block });
+}
+
+function selectHashRoutine() {
+  const idx = routineOfHash(location.hash);
+  if (idx >= 0 && idx !== state.selected) selectRoutine(idx, "start");
 }
 
 // ---------------------------------------------------------------------------
@@ -530,8 +594,13 @@ function selectRoutine(idx) {
 // ---------------------------------------------------------------------------
 
 function routineLink(idx) {
-  const a = el("a", { class: "routine", "data-index": idx }, DATA.rows[idx][F.name]);
-  a.addEventListener("click", () => selectRoutine(idx));
+  const a = el("a", { class: "routine", "data-index": idx, href: "#" + anchorOf(idx) },
+               DATA.rows[idx][F.name]);
+  a.addEventListener("click", ev => {
+    if (ev.button !== 0 || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;   // a new tab
+    ev.preventDefault();
+    selectRoutine(idx);
+  });
   return a;
 }
 
@@ -574,5 +643,7 @@ renderRegression();
 document.getElementById("log-axes").addEventListener("change", renderPlots);
 document.getElementById("view").addEventListener("change", renderPlots);
 if (DATA.threads.length < 2) document.getElementById("view").disabled = true;
+window.addEventListener("hashchange", selectHashRoutine);
+selectHashRoutine();
 // Last: the tests and the load-time benchmark wait for it.
 document.body.dataset.ready = performance.now().toFixed(1);

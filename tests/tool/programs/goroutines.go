@@ -4,6 +4,7 @@
 //
 // usage: goroutines sort WORKERS N1 N2 ...
 //        goroutines relay STAGES ROUNDS
+//        goroutines grow WORKERS N1 N2 ...
 //
 // sort: each of the WORKERS goroutines fills an array of n int32 values
 // (pseudo-random, its own seed) and sorts it with an insertion sort, for
@@ -20,6 +21,15 @@
 // scheduler suspends its goroutine there and resumes it later, on
 // whichever thread runs it next. Exact by construction: relay's own work
 // (its self cost) is the same for every token, whatever the scheduling.
+//
+// grow: for each size n in turn, WORKERS new goroutines each fill an array
+// of n int32 values and sum it with sumFrom, which recurses once per
+// element: n+1 activations deep, its frames outgrow the goroutine's first
+// stack (2 KiB) many times, and at each growth Go's runtime copies the
+// stack to one twice as large (runtime.morestack, newstack, copystack) and
+// resumes the goroutine there. Exact by construction: sumFrom runs
+// WORKERS * (n+1) times per size; the activation at depth i reads the
+// elements i..n-1 (n-i cells) and a few words of the stack.
 //
 // Copyright (C) 2026, the aprof-trms authors.
 package main
@@ -68,7 +78,38 @@ func relay(in <-chan int, out chan<- int, rounds int) {
 	}
 }
 
-func sortMain(args []string) {
+//go:noinline
+func sumFrom(a []int32, i int) int32 {
+	if i == len(a) {
+		return 0
+	}
+	return a[i] + sumFrom(a, i+1)
+}
+
+func growMain(args []string) {
+	workers, sizes := workersAndSizes(args)
+	sums := make([]int32, workers)
+	for _, n := range sizes {
+		var done sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			done.Add(1)
+			go func(worker int) {
+				defer done.Done()
+				a := make([]int32, n)
+				fill(a, uint32(worker*7919+n))
+				sums[worker] += sumFrom(a, 0)
+			}(w)
+		}
+		done.Wait()
+	}
+	calls := 0
+	for _, n := range sizes {
+		calls += workers * (n + 1)
+	}
+	fmt.Println("count main.sumFrom", calls)
+}
+
+func workersAndSizes(args []string) (int, []int) {
 	workers, err := strconv.Atoi(args[0])
 	if err != nil || workers < 1 {
 		usage("bad WORKERS " + args[0])
@@ -81,6 +122,11 @@ func sortMain(args []string) {
 		}
 		sizes = append(sizes, n)
 	}
+	return workers, sizes
+}
+
+func sortMain(args []string) {
+	workers, sizes := workersAndSizes(args)
 	smallest := make([]int32, workers)
 	var done sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -112,13 +158,17 @@ func relayMain(stages, rounds int) {
 
 func usage(problem string) {
 	fmt.Fprintln(os.Stderr, "goroutines:", problem)
-	fmt.Fprintln(os.Stderr, "usage: goroutines sort WORKERS N1 N2 ... | goroutines relay STAGES ROUNDS")
+	fmt.Fprintln(os.Stderr, "usage: goroutines sort|grow WORKERS N1 N2 ... | goroutines relay STAGES ROUNDS")
 	os.Exit(2)
 }
 
 func main() {
 	if len(os.Args) >= 4 && os.Args[1] == "sort" {
 		sortMain(os.Args[2:])
+		return
+	}
+	if len(os.Args) >= 4 && os.Args[1] == "grow" {
+		growMain(os.Args[2:])
 		return
 	}
 	if len(os.Args) == 4 && os.Args[1] == "relay" {

@@ -8,11 +8,9 @@ template arguments (plain_name, short_name) and the scope split
 (names_routine) of such routines; the other names.py tests are in
 test_select.py and test_plot.py."""
 import os
-import sys
 
 SCRIPTS = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                         "scripts"))
-sys.path.insert(0, SCRIPTS)
 from aprof_trms import names  # noqa: E402
 
 LESS = ("bool std::operator< <int, std::allocator<int> >(std::vector<int, std::allocator<int> > "

@@ -9,7 +9,6 @@ import sys
 import pytest
 
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
-sys.path.insert(0, os.path.normpath(SCRIPTS))
 from aprof_trms import report as ar  # noqa: E402
 
 # Most tests use version 1 reports (the older format, still read); the
@@ -283,7 +282,7 @@ def test_wrong_magic():
     expect_error("tool\taprof-trms\t0.1.0\t3.19.0\n", 1, "not an aprof-trms report")
 
 
-@pytest.mark.parametrize("version", ["6", "0", "10"])
+@pytest.mark.parametrize("version", ["7", "0", "10"])
 def test_unsupported_version(version):
     expect_error(report_text(EXAMPLE_BODY, header=replace_line(HEADER, 0, "aprof-trms-report\t" + version)),
                  1, "unsupported report format version " + version)
@@ -557,12 +556,16 @@ def test_crlf_line_ends_are_rejected():
 @pytest.mark.parametrize("index,line,pattern", [
     (4, "trms\t2\t7\t1\t100\t5\t4\t400\t1600\t400\t100\t0", "min cost 5 > max cost 4"),
     (4, "trms\t2\t7\t1\t100\t4\t4\t401\t1600\t400\t100\t0", "sum cost 401 not within"),
+    # 100 calls of at least 5 cannot sum to 400 (every other relation holds).
+    (4, "trms\t2\t7\t1\t100\t5\t13\t400\t2000\t400\t100\t0", "sum cost 400 not within"),
+    (4, "trms\t2\t7\t1\t100\t4\t4\t400\t1600\t401\t100\t0", "sum self cost 401 > sum cost 400"),
     (4, "trms\t2\t7\t1\t100\t4\t4\t400\t1599\t400\t100\t0", "sum of squares 1599"),
     (4, "trms\t2\t7\t1\t100\t4\t4\t400\t1600\t400\t100\t1", "induced reads 100 \\+ 1 exceed"),
     (4, "trms\t2\t7\t1\t99\t4\t4\t396\t1584\t396\t99\t0", "100 calls, but its trms tuples have 99"),
     (5, "rms\t2\t7\t2\t100\t4\t4\t400\t1600\t400\t100\t0", "sum of RMS values 200 > sum of TRMS values 100"),
     (3, "totals\t2\t7\t100\t400\t5200", "cumulative cost 5200 > thread total cost 5120"),
     (3, "totals\t2\t7\t100\t400\t3", "cumulative cost 3 not within"),
+    (3, "totals\t2\t7\t100\t400\t401", "cumulative cost 401 not within"),
     (3, "totals\t2\t7\t100\t399\t400", "self cost 399, but its trms tuples sum to 400"),
 ])
 def test_consistency_problems(index, line, pattern):
@@ -595,7 +598,7 @@ def test_command_line(tmp_path):
     bad = tmp_path / "bad"
     bad.write_text(report_text(EXAMPLE_BODY, end=False))
     def check(*args):
-        return subprocess.run([sys.executable, "-m", "aprof_trms.report", *args],
+        return subprocess.run([sys.executable, "-m", "aprof_trms.check_reports", *args],
                               cwd=os.path.normpath(SCRIPTS), capture_output=True, text=True)
     r = check("--summary", str(good))
     assert r.returncode == 0, r.stderr
@@ -858,3 +861,24 @@ def test_version_4_context_errors(old, new, pattern):
         text = text.replace("end\t46\n", "end\t45\n")
     with pytest.raises(ar.ReportError, match=pattern):
         ar.loads(text)
+
+
+INTERVAL = "interval\t2\t1500\t4200\t1\tafter warm-up"
+
+
+def test_interval_record_of_a_dump():
+    header = ["aprof-trms-report\t6"] + HEADER[1:4] + [INTERVAL] + HEADER[4:]
+    r = ar.loads(report_text(EXAMPLE_BODY_V2, header=header), "dump.txt")
+    assert r.header.interval == ar.Interval(2, 1500, 4200, 1, "after warm-up")
+    assert ar.loads(report_text(EXAMPLE_BODY_V2, header=HEADER_V3), "old").header.interval is None
+
+
+def test_interval_record_errors():
+    header = ["aprof-trms-report\t6"] + HEADER[1:4] + [INTERVAL] + HEADER[4:]
+    expect_error(report_text(EXAMPLE_BODY_V2, header=["aprof-trms-report\t5"] + header[1:]),
+                 5, "'interval' record in a format version 5 report")
+    backwards = replace_line(header, 4, "interval\t2\t4200\t1500\t1\tx")
+    expect_error(report_text(EXAMPLE_BODY_V2, header=backwards), 5, "starts at 4200 ms, after its end")
+    after_cost_metric = header[:4] + header[5:6] + header[4:5] + header[6:]
+    expect_error(report_text(EXAMPLE_BODY_V2, header=after_cost_metric), 6,
+                 "record out of order: 'interval' after 'cost-metric'")

@@ -64,7 +64,7 @@ def test_source_file_and_line_of_routines(tmp_path):
     prog, disp = program("sumarray"), program("dispatch")
     run, run_disp = run_tools(tmp_path, [Spec([prog, "100"]), Spec([disp, "10"])])
     r = run.report
-    assert r.header.version == ar.FORMAT_VERSION == 5
+    assert r.header.version == ar.FORMAT_VERSION == 6
     source = os.path.join(PROGRAMS, "sumarray.cc")
     symbols = nm_addresses(prog)
     for name, pattern in (("sum_array", r"\bsum_array\(const int\* a"),
