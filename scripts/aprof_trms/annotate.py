@@ -41,7 +41,7 @@ Exit status (aprof_trms.cli): 0 done, 1 bad input, 2 bad usage.
 import os
 import sys
 import textwrap
-from typing import List, Optional, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 from . import cli
 from . import profile as aprof_profile
@@ -69,10 +69,10 @@ def _cells(row: table.RoutineRow, sources: bool) -> List[str]:
 
 
 def format_table(rows: List[table.RoutineRow], width: int, full_names: bool,
-                 sources: bool = False) -> List[str]:
-    """Lines of the table: numeric columns right-aligned (with `sources`,
-    then the top producer's share and name), then the routine with its
-    object, shortened to what is left of `width`."""
+                 sources: bool = False) -> Iterator[str]:
+    """Lines of the table, one at a time: numeric columns right-aligned
+    (with `sources`, then the top producer's share and name), then the
+    routine with its object, shortened to what is left of `width`."""
     shown = table.COLUMNS + table.SOURCE_COLUMNS if sources else table.COLUMNS
     columns = [c for c in shown if c.key not in ("name", "object")]
     cells = [_cells(row, sources) for row in rows]
@@ -83,12 +83,11 @@ def format_table(rows: List[table.RoutineRow], width: int, full_names: bool,
         return " ".join(t.rjust(w) if c.numeric else t.ljust(w)
                         for c, t, w in zip(columns, texts, widths))
 
-    lines = [line([c.header for c in columns]) + " routine [object]"]
+    yield line([c.header for c in columns]) + " routine [object]"
     for row, r in zip(rows, cells):
         where = f" [{printable(os.path.basename(row.object))}]"
         name = printable(row.name) if full_names else short_name(row.name, max(8, left - len(where)))
-        lines.append(line(r) + " " + name + where)
-    return lines
+        yield line(r) + " " + name + where
 
 
 TREE_CHOICES = ("none", "caller", "calling", "both")
@@ -130,18 +129,20 @@ def chosen_rows(profile: aprof_profile.Profile, args) -> Tuple[List[table.Routin
 
 
 def section(title: str, profile: aprof_profile.Profile, args, rows: List[table.RoutineRow],
-            account: str) -> List[str]:
-    """The text of one table: its title line, the rows (with --tree, their
-    edges) and the account."""
-    lines = [f"{title}: total cost {profile.total_cost} {profile.cost_metric}, "
-             f"{len(profile.routines)} routines, sorted by {args.sort} "
-             f"({'ascending' if args.ascending else 'descending'})", ""]
+            account: str) -> Iterator[str]:
+    """The lines of one table: its title line, the rows (with --tree, their
+    edges) and the account, one at a time (a table of 100,000 routines is
+    written as it is made, not held whole)."""
+    yield from [f"{title}: total cost {profile.total_cost} {profile.cost_metric}, "
+                f"{len(profile.routines)} routines, sorted by {args.sort} "
+                f"({'ascending' if args.ascending else 'descending'})", ""]
     table_lines = (format_table(rows, args.width, args.full_names, bool(profile.sources)) if rows
-                   else ["(no routine to show)"])
+                   else iter(["(no routine to show)"]))
     if args.tree == "none" or not rows:
-        lines += table_lines
+        yield from table_lines
     else:
-        lines.append(table_lines[0])
+        table_lines = list(table_lines)
+        lines = [table_lines[0]]
         for row, line in zip(rows, table_lines[1:]):
             lines.append(line)
             edges = edge_lines(profile, row.routine.key, args.tree, args.width, args.full_names)
@@ -151,7 +152,9 @@ def section(title: str, profile: aprof_profile.Profile, args, rows: List[table.R
         if not profile.calls:
             account += (" --tree: the reports have no call records (format version 3 and later "
                         "have them), so no callers or callees are listed.")
-    return lines + [""] + textwrap.wrap(account, args.width, break_on_hyphens=False)
+        yield from lines
+    yield ""
+    yield from textwrap.wrap(account, args.width, break_on_hyphens=False)
 
 
 def parse_args(argv):
@@ -231,22 +234,19 @@ def main(argv: Optional[List[str]] = None) -> int:
     else:
         parts = [("merged", aprof_profile.load_profile(args.reports))]
     cli.warn_kernel_writes([m for _, profile in parts for m in profile.kernel_writes_unseen])
-    lines: List[str] = []
-    json_rows: List[dict] = []
-    for title, profile in parts:
-        rows, account = chosen_rows(profile, args)
-        if args.format == "json":
-            json_rows += [row_json(title, profile, row, args.tree) for row in rows]
-            continue
-        if lines:
-            lines.append("")
-        lines += section(title, profile, args, rows, account)
+    # Every table's rows are chosen and fitted first: an error comes before any line.
+    chosen = [(title, profile, *chosen_rows(profile, args)) for title, profile in parts]
     if args.format == "json":
-        cli.write_rows("json", "annotate", FIELDS, json_rows, sort=args.sort,
-                       ascending=args.ascending,
+        cli.write_rows("json", "annotate", FIELDS,
+                       [row_json(title, profile, row, args.tree) for title, profile, rows, _ in chosen
+                        for row in rows],
+                       sort=args.sort, ascending=args.ascending,
                        sections=[{"section": title, "total_cost": profile.total_cost,
                                   "cost_metric": profile.cost_metric, "reports": profile.paths}
                                  for title, profile in parts])
         return cli.EXIT_OK
-    sys.stdout.write("\n".join(lines) + "\n")
+    for i, (title, profile, rows, account) in enumerate(chosen):
+        if i:
+            sys.stdout.write("\n")   # a blank line between the tables
+        sys.stdout.writelines(line + "\n" for line in section(title, profile, args, rows, account))
     return cli.EXIT_OK

@@ -54,7 +54,7 @@ import argparse
 import collections
 import functools
 import os
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import cli, output
 from . import plotting as apl
@@ -122,14 +122,18 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 # Numbers.
 # ---------------------------------------------------------------------------
 
-def _load(inputs: Sequence[str]) -> Tuple[aprof_profile.Profile, List[ThreadRoot]]:
+def _load(inputs: Sequence[str], digests: Optional[Dict[str, str]] = None) \
+        -> Tuple[aprof_profile.Profile, List[ThreadRoot]]:
     """The profile of the reports and their thread roots, each report read
     once and never held whole (its trms records only summed per thread and
-    routine on the way)."""
+    routine on the way). digests: those of reports read before, for
+    aprof_profile.check_distinct (a report is refused when read again)."""
     roots: List[ThreadRoot] = []
     sums: RootSums = {}
 
     def report_read(rep: aprof_report.Report) -> None:
+        if digests is not None:
+            aprof_profile.check_distinct(digests, rep)
         roots.extend(thread_roots(rep, sums))
         sums.clear()
 
@@ -147,7 +151,10 @@ def load_programs(inputs: Sequence[str], per_report: bool,
         profile, roots = _load(inputs)
         names = sorted({_command_name(c) for c in profile.commands})
         return [program_from(", ".join(names), profile, roots, selection_args)]
-    groups = [(arg, _load([arg])) for arg in inputs]
+    # One report in two groups (the same file, a copy, a directory holding
+    # it) is refused as in a merge: the program would be shown twice.
+    digests: Dict[str, str] = {}
+    groups = [(arg, _load([arg], digests)) for arg in inputs]
     labels = [_command_name(profile.commands[0]) for _, (profile, _) in groups]
     counts = collections.Counter(labels)
     programs = []

@@ -87,6 +87,7 @@ routine); the exponent search of "n^k" is scipy's bounded Brent method
 (minimize_scalar(method="bounded")) step for step, on every row at once.
 """
 import dataclasses
+import functools
 import math
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
@@ -250,12 +251,49 @@ class FitResult:
     costs: List[float] = dataclasses.field(default_factory=list)   # (the upper envelope)
     left_out: int = 0       # points below the upper envelope, not fitted
     notes: List[str] = dataclasses.field(default_factory=list)     # what the reader must know
-    doubts: List[str] = dataclasses.field(default_factory=list)    # why it is inconclusive
-    # The points' log-log slope at the largest sizes (evidence.tail_slope),
-    # measured once; None when they cannot tell one.
-    points_slope: Optional[float] = None
-    # The chosen model's log-log slope at the largest size, set by _doubts().
-    model_slope: Optional[float] = None
+    # The doubts known when the points were prepared (two regimes), and the
+    # clusters of the sizes fitted: the property doubts adds the others.
+    prior_doubts: List[str] = dataclasses.field(default_factory=list)
+    clusters: Optional[int] = None
+    # The properties doubts, points_slope and model_slope, once computed
+    # (judged: doubts).
+    judged: Optional[List[str]] = None
+    points_slope_known: bool = False
+    points_slope_value: Optional[float] = None
+    model_slope_known: bool = False
+    model_slope_value: Optional[float] = None
+
+    @property
+    def points_slope(self) -> Optional[float]:
+        """The points' log-log slope at the largest sizes
+        (evidence.tail_slope), measured on first use; None when they cannot
+        tell one."""
+        if not self.points_slope_known:
+            self.points_slope_value = evidence.tail_slope(self.sizes, self.costs)
+            self.points_slope_known = True
+        return self.points_slope_value
+
+    @property
+    def doubts(self) -> List[str]:
+        """Why the fit is inconclusive (fit_points), worked out on first use:
+        a command comparing 200,000 fits reads the doubts of a few."""
+        if self.judged is None:
+            with np.errstate(all="ignore"):   # the predictions at the largest sizes may overflow
+                self.judge()
+        return self.judged
+
+    def judge(self) -> None:
+        """Works out the doubts (under numpy's error state "ignore")."""
+        self.judged = self.prior_doubts + _doubts(self, self.clusters)
+
+    @property
+    def model_slope(self) -> Optional[float]:
+        """The chosen model's log-log slope at the largest size
+        (evidence.local_slope), computed on first use."""
+        if not self.model_slope_known:
+            self.model_slope_value = evidence.local_slope(self.best.predict, max(self.sizes))
+            self.model_slope_known = True
+        return self.model_slope_value
 
     @property
     def conclusive(self) -> bool:
@@ -274,6 +312,15 @@ class FitResult:
         if power is None or growth == 0.0:
             return None
         return min(power.k_low, growth), max(power.k_high, growth)
+
+    def slim(self) -> "FitResult":
+        """The result with only the candidates that are shown or needed:
+        the best, the runner-up and the free power whose interval
+        `interval` reads. A command holding the results of 100,000s of
+        routines keeps a few hundred bytes each, not a dozen fits."""
+        power = next((f for f in self.candidates if f.model == "n^k" and f.k_low is not None), None)
+        kept = [f for f in self.candidates if f is self.best or f is self.runner_up or f is power]
+        return dataclasses.replace(self, candidates=kept)
 
     def slopes(self) -> Optional[Tuple[float, float]]:
         """(the model's, the points') log-log slope at the largest sizes
@@ -584,7 +631,7 @@ class _Batch:
         fit = self._finish("n^k", 0.0 * one, b * one, k * one, 0.0 * one, rss_w, _params("n^k") - 1)
         return self._fits("n^k", fit, k * one)[0]
 
-    @property
+    @functools.cached_property
     def clusters(self) -> np.ndarray:
         """Clusters of sizes per row (evidence.size_clusters)."""
         return np.array([evidence.size_clusters(row) for row in self.n.tolist()], dtype=float)
@@ -695,8 +742,7 @@ def _tail_ratio(result: "FitResult") -> Tuple[float, int]:
     largest = sorted(set(result.sizes), reverse=True)   # at least MIN_DISTINCT_SIZES of them
     count = max(3, sum(1 for s in largest if s * TAIL_SPAN >= largest[0]))
     tail = [(n, y) for n, y in zip(result.sizes, result.costs) if n >= largest[count - 1]]
-    with np.errstate(all="ignore"):
-        predicted = np.asarray(result.best.predict([n for n, _ in tail]), dtype=float).tolist()
+    predicted = np.asarray(result.best.predict([n for n, _ in tail]), dtype=float).tolist()
     ratios = [p / max(y, 1.0) for p, (_, y) in zip(predicted, tail)]
     if any(r != r for r in ratios):   # NaN: numpy.median's answer
         return math.nan, count
@@ -739,13 +785,17 @@ def _misses_largest(result: "FitResult") -> str:
     return f"misses the largest sizes: predicts {tail:.2g}x the measured cost {where}"
 
 
-def _doubts(result: "FitResult") -> List[str]:
+def _doubts(result: "FitResult", clusters: Optional[int] = None) -> List[str]:
+    """Why the fit is inconclusive (fit_points); clusters: of the sizes
+    fitted, when known (evidence.size_clusters)."""
+    if clusters is None:
+        clusters = evidence.size_clusters(result.sizes)
     best, ru = result.best, result.runner_up
     doubts = []
     used = len(set(result.sizes))
     if used < CONFIDENT_SIZES:
         doubts.append(f"only {used} distinct sizes fitted (confident from {CONFIDENT_SIZES})")
-    doubts += _thin_evidence(result, used)
+    doubts += _thin_evidence(result, used, clusters)
     if best.model == "1":
         # R^2 of a constant is 0 by definition: its doubt is a wide spread.
         low, high = min(result.costs), max(result.costs)
@@ -763,7 +813,7 @@ def _doubts(result: "FitResult") -> List[str]:
             and abs(ru.growth_exponent() - best.growth_exponent()) >= DISTINCT_GROWTH):
         doubts.append(f"runner-up {model_label(ru)} fits about as well "
                       f"(ΔAICc {number(ru.criterion - best.criterion, '+.1f')})")
-    result.model_slope = evidence.local_slope(best.predict, max(result.sizes))
+    result.model_slope_known = False   # that of this best model
     slopes = result.slopes()
     if slopes is not None and abs(slopes[0] - slopes[1]) > evidence.SLOPE_TOLERANCE:
         doubts.append(f"grows with slope {number(slopes[0], '.2f')} at the largest sizes, where its "
@@ -783,11 +833,11 @@ def _wide_interval(result: "FitResult") -> List[str]:
             f"(confident up to a width of {CONFIDENT_WIDTH:g})"]
 
 
-def _thin_evidence(result: "FitResult", used: int) -> List[str]:
-    """Doubts about the points themselves (`used` distinct sizes): sizes in
-    few clusters or over a narrow range, most points off the upper envelope."""
+def _thin_evidence(result: "FitResult", used: int, clusters: int) -> List[str]:
+    """Doubts about the points themselves (`used` distinct sizes in
+    `clusters` clusters): sizes in few clusters or over a narrow range,
+    most points off the upper envelope."""
     doubts = []
-    clusters = evidence.size_clusters(result.sizes)
     if clusters < CONFIDENT_CLUSTERS and used >= CONFIDENT_SIZES:
         doubts.append(f"its {used} sizes fall in {clusters} clusters "
                       f"(confident from {CONFIDENT_CLUSTERS})")
@@ -840,8 +890,9 @@ class _Prepared:
         self.n, self.y = n, y
 
 
-def _result(prepared: _Prepared, fits: List[Fit], integer: bool) -> FitResult:
-    """The FitResult of a point set from its fits (fit_points' rules)."""
+def _result(prepared: _Prepared, fits: List[Fit], integer: bool, clusters: float) -> FitResult:
+    """The FitResult of a point set from its fits (fit_points' rules);
+    clusters: of its sizes (evidence.size_clusters)."""
     notes = prepared.notes
     sizes, costs = prepared.n, prepared.y
     rise = _rise(sizes, costs, integer)
@@ -867,13 +918,12 @@ def _result(prepared: _Prepared, fits: List[Fit], integer: bool) -> FitResult:
     if candidates[0].model != "1" and candidates[0].b <= 0.0:
         notes.append("no model grows with the data")
     result = FitResult(candidates[0], candidates[1] if len(candidates) > 1 else None,
-                       candidates, prepared.distinct, METHOD, sizes, costs, prepared.left_out, notes,
-                       points_slope=evidence.tail_slope(sizes, costs))
+                       candidates, prepared.distinct, METHOD, sizes, costs, prepared.left_out, notes)
     if result.at_bound:
         bound = "at least" if result.best.k >= K_RANGE[1] - 1e-3 else "at most"
         notes.append(f"free exponent at the fitter's bound: growth is {bound} "
                      f"n^{result.best.k:g}")
-    result.doubts = prepared.doubts + _doubts(result)
+    result.prior_doubts, result.clusters = prepared.doubts, int(clusters)
     return result
 
 
@@ -902,23 +952,35 @@ def _log_log_power(sizes: List[float], costs: List[float]) -> Optional[Fit]:
     return batch.power_law(math.exp(my - k * mx), k)
 
 
-def _fit_batch(prepared: List[_Prepared]) -> List[FitResult]:
-    """FitResults of point sets of equal size, every model fitted on all at once."""
+def _fit_batch(prepared: List[_Prepared], judge: bool) -> List[FitResult]:
+    """FitResults of point sets of equal size, every model fitted on all at
+    once; judge: their doubts worked out now, else on first use."""
     batch = _Batch(np.array([p.n for p in prepared]), np.array([p.y for p in prepared]))
     # A model whose AICc is undefined (too few points for its parameters:
     # "n^k" on 5 points) is left out.
     by_model = [batch.fit(model) for model in MODELS if batch.m - _params(model) - 2 > 0]
-    return [_result(p, list(fits), integer)
-            for p, integer, *fits in zip(prepared, batch.integer.tolist(), *by_model)]
+    # The models' predictions at the largest sizes may overflow or be 0
+    # (_tail_ratio): no warning, for all the rows at once (numpy's error
+    # state costs more to set than a row's prediction).
+    with np.errstate(all="ignore"):
+        results = [_result(p, list(fits), integer, clusters)
+                   for p, integer, clusters, *fits in zip(prepared, batch.integer.tolist(),
+                                                          batch.clusters.tolist(), *by_model)]
+        for result in results if judge else ():
+            result.judge()
+    return results
 
 
 def fit_many(point_sets: Sequence[Tuple[Sequence[float], Sequence[float]]],
-             min_distinct: int = MIN_DISTINCT_SIZES) -> List[Union[FitResult, ValueError]]:
+             min_distinct: int = MIN_DISTINCT_SIZES, judge: bool = True) \
+        -> List[Union[FitResult, ValueError]]:
     """fit_points() of each (sizes, costs), in order: its FitResult, or the
     ValueError (NotEnoughPoints, bad points) fit_points() would raise. The
     point sets with the same number of points fitted are solved together,
     a few thousand at a time: much faster than one by one. Identical point
-    sets are fitted once and share their result (not to be modified)."""
+    sets are fitted once and share their result (not to be modified).
+    judge=False leaves each result's doubts to be worked out when read
+    (FitResult.doubts): for a caller that reads those of a few only."""
     if min_distinct < MIN_DISTINCT_SIZES:
         raise ValueError(f"min_distinct must be at least {MIN_DISTINCT_SIZES}: "
                          "the criterion cannot compare the models on fewer points")
@@ -942,7 +1004,7 @@ def fit_many(point_sets: Sequence[Tuple[Sequence[float], Sequence[float]]],
         step = max(1, _BATCH_CELLS // (m * 16))
         for first in range(0, len(group), step):
             part = group[first:first + step]
-            for (i, _), result in zip(part, _fit_batch([p for _, p in part])):
+            for (i, _), result in zip(part, _fit_batch([p for _, p in part], judge)):
                 out[i] = result
     for i, first in same_as:
         out[i] = out[first]
@@ -994,27 +1056,51 @@ def routine_points(routine, metric: str = "trms", statistic: str = "max"):
     max, avg, min or total (sum) cost of its activations."""
     if statistic not in STATISTICS:
         raise ValueError(f"unknown statistic {statistic!r} (expected one of {STATISTICS})")
-    pairs = sorted(routine.points(metric).items())   # sizes are unique: no Point is compared
+    points = routine.points(metric)
+    if statistic in ("max", "min", "total") and hasattr(points, "sizes_and_field"):
+        # A profile's compact points (profile.PointMap): the column itself.
+        return points.sizes_and_field({"max": "max_cost", "min": "min_cost", "total": "sum_cost"}[statistic])
+    pairs = sorted(points.items())   # sizes are unique: no Point is compared
     get = {"max": lambda p: p.max_cost, "min": lambda p: p.min_cost,
            "avg": lambda p: p.avg_cost, "total": lambda p: p.sum_cost}[statistic]
     return [size for size, _ in pairs], [get(point) for _, point in pairs]
 
 
-def fit_routines(routines: Sequence, metric: str = "trms",
-                 statistic: str = "max") -> List[Union[FitResult, ValueError]]:
+def fit_routines(routines: Sequence, metric: str = "trms", statistic: str = "max",
+                 slim: bool = False, judge: bool = True) -> List[Union[FitResult, ValueError]]:
     """fit_routine() of each routine, in order: its FitResult or the
     NotEnoughPoints (or other ValueError) it would raise; fitted together
-    (fit_many)."""
-    return fit_routines_by_metric(routines, (metric,), statistic)[metric]
+    (fit_many, whose judge this is). slim: as fit_routines_by_metric."""
+    return fit_routines_by_metric(routines, (metric,), statistic, slim, judge)[metric]
 
 
-def fit_routines_by_metric(routines: Sequence, metrics: Sequence[str], statistic: str = "max") \
+_SLIM_CHUNK = 5000   # routines fitted together when the results are slimmed
+
+
+def fit_routines_by_metric(routines: Sequence, metrics: Sequence[str], statistic: str = "max",
+                           slim: bool = False, judge: bool = True) \
         -> Dict[str, List[Union[FitResult, ValueError]]]:
     """fit_routines() for each metric, all in one fit_many() call: a
     routine whose TRMS and RMS points are the same (no induced first read,
-    most routines of most programs) is fitted once."""
+    most routines of most programs) is fitted once. slim: the results are
+    FitResult.slim(), the routines fitted _SLIM_CHUNK at a time, so that
+    the full results of only so many are held at once."""
+    if not slim:
+        return _fit_routines_by_metric(routines, metrics, statistic, judge)
+    out: Dict[str, List[Union[FitResult, ValueError]]] = {metric: [] for metric in metrics}
+    for first in range(0, len(routines), _SLIM_CHUNK):
+        full = _fit_routines_by_metric(routines[first:first + _SLIM_CHUNK], metrics, statistic, judge)
+        slimmed: Dict[int, FitResult] = {}   # by id: a result shared by two point sets stays shared
+        for metric, results in full.items():
+            out[metric] += [slimmed.setdefault(id(r), r.slim()) if isinstance(r, FitResult) else r
+                            for r in results]
+    return out
+
+
+def _fit_routines_by_metric(routines: Sequence, metrics: Sequence[str], statistic: str,
+                            judge: bool) -> Dict[str, List[Union[FitResult, ValueError]]]:
     point_sets = [routine_points(r, metric, statistic) for metric in metrics for r in routines]
-    results = fit_many(point_sets)
+    results = fit_many(point_sets, judge=judge)
     out = {}
     for j, metric in enumerate(metrics):
         mine = results[j * len(routines):(j + 1) * len(routines)]
@@ -1048,11 +1134,12 @@ class FitInfo:
     reason: str = ""                  # "no fit: ..." when result is None
 
 
-def fit_infos(routines, metrics: Sequence[str]) -> Dict[str, List[FitInfo]]:
+def fit_infos(routines, metrics: Sequence[str], slim: bool = False) -> Dict[str, List[FitInfo]]:
     """The worst-case fit of each routine by each metric, or why there is
     none; the routines are fitted together (fit_routines_by_metric:
-    much faster than one by one, same TRMS and RMS points fitted once)."""
-    results = fit_routines_by_metric(routines, metrics, "max")
+    much faster than one by one, same TRMS and RMS points fitted once;
+    slim: results without the candidates not shown, for many routines)."""
+    results = fit_routines_by_metric(routines, metrics, "max", slim)
     return {metric: [_fit_info(routine, metric, result)
                      for routine, result in zip(routines, results[metric])] for metric in metrics}
 

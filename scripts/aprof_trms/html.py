@@ -50,6 +50,7 @@ from . import __version__, cli, output
 from . import charts as aprof_charts
 from . import html_calls
 from . import html_graph
+from . import html_threads
 from . import plot as aprof_plot
 from . import profile as aprof_profile
 from . import programs
@@ -58,11 +59,11 @@ from . import report as aprof_report
 from . import select
 from . import table
 from .html_json import fits_json, num, points_json
-from .plotting import load_reports
 from .ranking import rank_routines
 
 ASSETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "html_assets")
 DEFAULT_OUTPUT = "aprof-trms-report.html"
+DETAILED_ROUTINES = 5000   # routines with points and fits in the page, beyond those shown
 
 
 def _row_json(row: table.RoutineRow, objects: Dict[str, int], selected: bool) -> List:
@@ -97,9 +98,9 @@ def _every_routine() -> argparse.Namespace:
     return parser.parse_args([])
 
 
-def program_json(reports: Sequence[aprof_report.Report]) -> Dict:
+def program_json(profile: aprof_profile.Profile, roots: List[programs.ThreadRoot]) -> Dict:
     """The numbers of charts.py's program-level charts."""
-    program = programs.program_of("", list(reports), _every_routine())
+    program = programs.program_from("", profile, roots, _every_routine())
     top, with_induced = programs.top_induced(program, aprof_charts.DEFAULT_TOP)
     return {
         "induced": [[r.name, num(100.0 * r.thread_induced / r.sum_trms),
@@ -134,29 +135,48 @@ def regression_json(baseline: Optional[aprof_profile.Profile],
     return lines
 
 
-def report_data(reports: Sequence[aprof_report.Report], argv: Sequence[str],
+def detailed_rows(rows: List[table.RoutineRow], shown: set) -> List[table.RoutineRow]:
+    """The rows whose routines' points and fits the page holds: all of them
+    up to DETAILED_ROUTINES; beyond, the DETAILED_ROUTINES first (rows are
+    by decreasing inclusive cost) and the routines in `shown` (chosen by
+    the selection options, listed by the ranking). A page of 100,000
+    routines with every point and fit took gigabytes to write."""
+    return [row for i, row in enumerate(rows) if i < DETAILED_ROUTINES or row.routine.key in shown]
+
+
+def details_note(rows: List[table.RoutineRow], detailed: List[table.RoutineRow]) -> str:
+    """What the page says of a routine whose details it does not hold."""
+    return (f"The page holds the points and fits of {len(detailed)} of the {len(rows)} routines: "
+            f"the {DETAILED_ROUTINES} of largest inclusive cost and those the selection options "
+            "choose or the ranking lists (their model columns show \"-\" for the others). "
+            "html_report.py -r NAME (or -e, --object) writes a page holding this one; plot.py "
+            "draws it.")
+
+
+def report_data(reading: html_threads.Reading, argv: Sequence[str],
                 baseline: Optional[aprof_profile.Profile] = None,
                 selection_args: Optional[argparse.Namespace] = None,
                 graph_edges: int = html_graph.DEFAULT_EDGES) -> Dict:
     """Everything the page shows, as one JSON-ready dict, and the input
-    sources' section as HTML ("sources")."""
-    profile = aprof_profile.merge(reports)
-    rows = table.routine_rows(profile)
+    sources' section as HTML ("sources"), from the reports read by
+    html_threads.load()."""
+    profile, reports = reading.profile, reading.reports
+    rows = table.routine_rows(profile, fit=False)
     selection = default_selection(profile, selection_args)
     selected = {r.key for r in selection.routines}
     objects: Dict[str, int] = {}
     index = {row.routine.key: i for i, row in enumerate(rows)}
-    threads = table.thread_profiles(reports) if sum(len(r.threads) for r in reports) > 1 else []
-    details = []   # per row: its points and fits, parsed by the page on demand
-    for row in rows:
+    ranking = ranking_json(profile, index, selection_args)
+    detailed = detailed_rows(rows, selected | {rows[i].routine.key for i, _ in ranking})
+    table.add_fits(detailed)
+    several_threads = sum(len(r.threads) for r in reports) > 1
+    per_thread = reading.points_by_thread([row.routine.key for row in detailed]) if several_threads else {}
+    details: List[Optional[Dict]] = [None] * len(rows)   # per row, parsed by the page on demand
+    for row in detailed:
         r = row.routine
-        per_thread = []
-        for _, tp in threads:
-            tr = tp.routines.get(r.key)
-            per_thread.append([points_json(tr.trms), points_json(tr.rms)] if tr else None)
-        details.append({"trms": points_json(r.trms), "rms": points_json(r.rms),
-                        "fits": fits_json(row.fits), "threads": per_thread,
-                        **html_calls.routine_json(profile, r, index)})
+        details[index[r.key]] = {"trms": points_json(r.trms), "rms": points_json(r.rms),
+                                 "fits": fits_json(row.fits), "threads": per_thread.get(r.key, []),
+                                 **html_calls.routine_json(profile, r, index)}
     return {
         "generator": f"aprof-trms {__version__} html",
         "argv": " ".join(shlex.quote(a) for a in argv),
@@ -167,16 +187,17 @@ def report_data(reports: Sequence[aprof_report.Report], argv: Sequence[str],
         "trms_tracking": profile.trms_tracking,
         "kernel_writes_unseen": aprof_report.kernel_writes_warning(profile.kernel_writes_unseen),
         "total_cost": profile.total_cost,
-        "threads": [[label, tp.total_cost] for label, tp in threads] or
-                   [[table.thread_label(rep, s, len(reports) > 1), rep.threads[s].total_cost]
-                    for rep in reports for s in rep.threads],
+        "threads": [[table.thread_label(rep, s, len(reports) > 1), rep.threads[s].total_cost]
+                    for rep in reports for s in (sorted(rep.threads) if several_threads else rep.threads)],
         "columns": [[c.key, c.header, c.title] for c in table.columns_of(profile)],
         "rows": [_row_json(row, objects, row.routine.key in selected) for row in rows],
         "selection": selection.account(),
         "objects": list(objects),
         "details": details,
-        "program": program_json(reports),
-        "ranking": ranking_json(profile, index, selection_args),
+        # Only on a page that leaves details out (others stay as they were).
+        **({"details_note": details_note(rows, detailed)} if len(detailed) < len(rows) else {}),
+        "program": program_json(profile, reading.roots),
+        "ranking": ranking,
         "regression": regression_json(baseline, profile),
         "calls": html_calls.page_json(profile),
         "sources": html_graph.section_html(reports, graph_edges),
@@ -238,9 +259,9 @@ def parse_args(argv):
 
 def main(argv: Optional[List[str]] = None) -> int:
     args = parse_args(argv)
-    reports = load_reports(args.reports)
+    reading = html_threads.load(args.reports)
     baseline = aprof_profile.load_profile(args.baseline) if args.baseline else None
-    data = report_data(reports, [cli.program_name()] + list(sys.argv[1:] if argv is None else argv),
+    data = report_data(reading, [cli.program_name()] + list(sys.argv[1:] if argv is None else argv),
                        baseline, args, args.graph_edges)
     output.write_text(args.output, render(data))
     print(args.output)

@@ -42,16 +42,19 @@ import array
 import bisect
 import dataclasses
 import fnmatch
+import operator
 import os
 import warnings
 from collections.abc import Mapping
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
+import numpy as np
+
 from . import report as aprof_report
 from . import sources as aprof_sources
 
 __all__ = ["ProfileError", "UnrelatedReports", "Point", "PointMap", "RoutineProfile", "ContextProfile", "EdgeTotals",
-           "Profile", "merge", "report_files", "load_profile", "check_distinct"]
+           "Profile", "merge", "report_files", "load_profile", "check_distinct", "keys_of"]
 
 RoutineKey = Tuple[str, str]  # (object path, mangled name)
 ContextKey = Tuple[RoutineKey, ...]  # the chain of routines from the root to the context's own
@@ -149,6 +152,8 @@ assert tuple(f.name for f in dataclasses.fields(Point)) == aprof_report.CostTupl
 
 
 _POINT_FIELDS = len(aprof_report.CostTuple._fields) - 3   # after thread, routine and size
+_EXACT_INT64 = float(1 << 62)   # sums below this are exact in int64
+_FIELD_INDEX = {name: i for i, name in enumerate(aprof_report.CostTuple._fields[3:])}
 
 
 class PointMap(Mapping):
@@ -196,6 +201,13 @@ class PointMap(Mapping):
         fields, n = self._fields, _POINT_FIELDS
         return ((size, Point(size, *fields[i * n:(i + 1) * n])) for i, size in enumerate(self._sizes))
 
+    def sizes_and_field(self, field: str) -> Tuple[List[int], List[int]]:
+        """The sizes in increasing order and one field of their Points
+        ("max_cost", ...), as lists: no Point is made."""
+        self.compact()
+        i = _FIELD_INDEX[field]
+        return list(self._sizes), list(self._fields[i::_POINT_FIELDS])
+
     def values(self) -> Iterator[Point]:   # type: ignore[override]
         return (point for _, point in self.items())
 
@@ -228,6 +240,13 @@ class PointMap(Mapping):
             self._as_lists()
             self._fields[i:i + _POINT_FIELDS] = merged
 
+    def take(self, sizes: np.ndarray, fields: np.ndarray) -> None:
+        """Fills an empty map with points sorted by size (int64 arrays:
+        the sizes, and a row of _POINT_FIELDS fields per size)."""
+        self._sizes.frombytes(sizes.tobytes())
+        self._fields.frombytes(fields.tobytes())
+        self._rows = None
+
     def _like_fields(self, values: List[int]):
         return array.array("q", values) if isinstance(self._fields, array.array) else values
 
@@ -243,6 +262,8 @@ class PointMap(Mapping):
 
     def compact(self) -> None:
         """Sorted by size, without the index of the sizes (half the memory)."""
+        if self._rows is None:   # compact already (take(), or compact() before)
+            return
         n = _POINT_FIELDS
         order = sorted(range(len(self._sizes)), key=self._sizes.__getitem__)
         sizes = [self._sizes[i] for i in order]
@@ -275,21 +296,29 @@ class RoutineProfile:
     @property
     def sum_trms(self) -> int:
         """Sum of TRMS over activations (the induced reads are part of it)."""
-        return sum(size * p.calls for size, p in self.trms.items())
+        return sum(map(operator.mul, *_column(self.trms, "calls")))
 
     @property
     def sum_rms(self) -> int:
-        return sum(size * p.calls for size, p in self.rms.items())
+        return sum(map(operator.mul, *_column(self.rms, "calls")))
 
     @property
     def thread_induced(self) -> int:
         """Induced first reads whose value came from another thread."""
-        return sum(p.sum_thread_induced for p in self.trms.values())
+        return sum(_column(self.trms, "sum_thread_induced")[1])
 
     @property
     def external(self) -> int:
         """Induced first reads whose value came from the kernel (I/O)."""
-        return sum(p.sum_external for p in self.trms.values())
+        return sum(_column(self.trms, "sum_external")[1])
+
+
+def _column(points: Mapping, field: str) -> Tuple[List[int], List[int]]:
+    """The sizes and one field of the points (a PointMap, or a dict of
+    Points): from a PointMap's arrays, without making Points."""
+    if isinstance(points, PointMap):
+        return points.sizes_and_field(field)
+    return list(points), [getattr(p, field) for p in points.values()]
 
 
 class ContextProfile(RoutineProfile):
@@ -386,7 +415,7 @@ class Profile:
         return sorted(self.routines.values(), key=lambda r: (-r.cumulative_cost, r.name))[:n]
 
 
-def _keys_of(report: aprof_report.Report) -> Dict[int, RoutineKey]:
+def keys_of(report: aprof_report.Report) -> Dict[int, RoutineKey]:
     """Routine id -> merge key; same-name routines of one object are told apart."""
     keys: Dict[int, RoutineKey] = {}
     seen = set()
@@ -413,21 +442,85 @@ def _settings_text(h: aprof_report.Header) -> str:
 class _ReportPoints:
     """The trms and rms points of one report by routine id, merged over its
     threads: filled from a Report, or as the tuple sink of
-    aprof_report.load() so that the records themselves are never kept."""
+    aprof_report.load() so that the records themselves are never kept.
+    The records come one by one (add) or as blocks (add_block: most of a
+    report); the blocks are held as int64 arrays, then made into points
+    all at once (compact), unless a record's values do not fit int64."""
 
-    def __init__(self) -> None:
+    def __init__(self, metrics: Sequence[str] = aprof_report.METRICS) -> None:
         self.of: Dict[int, Tuple[PointMap, PointMap]] = {}
+        # By metric kept: blocks of rows (routine, size, the Point's fields),
+        # and the records that came one by one.
+        self.blocks: Dict[str, List[np.ndarray]] = {m: [] for m in metrics}
+        self.records: Dict[str, List[aprof_report.CostTuple]] = {m: [] for m in metrics}
 
     def add(self, metric: str, t: aprof_report.CostTuple) -> None:
+        if metric in self.records:
+            self.records[metric].append(t)
+
+    __call__ = add   # the tuple sink itself, so that load() finds add_block
+
+    def add_block(self, metric: str, rows: np.ndarray) -> None:
+        if metric in self.blocks:
+            self.blocks[metric].append(rows[:, 1:])   # not the thread: points merge threads
+
+    def _add_record(self, metric: str, t: Sequence[int]) -> None:
         both = self.of.get(t[1])   # the routine (by index: faster than by name)
         if both is None:
             both = self.of[t[1]] = (PointMap(), PointMap())
         (both[0] if metric == "trms" else both[1]).add(t[2], t[3:])   # size, then the Point's fields
 
     def compact(self) -> None:
+        for metric in self.blocks:
+            blocks, records = self.blocks[metric], self.records[metric]
+            rows = None
+            try:
+                if records:
+                    blocks.append(np.array(records, dtype=np.int64)[:, 1:])
+                    records = []
+                rows = np.concatenate(blocks) if blocks else None
+            except OverflowError:   # a value beyond int64: every record one by one
+                records += [[0] + row for block in blocks for row in block.tolist()]
+            self.blocks[metric], self.records[metric] = [], []
+            blocks.clear()
+            if rows is not None and not self._add_rows(metric, rows):
+                records = [[0] + row for row in rows.tolist()]   # (the thread is not used)
+            for t in records:   # empty when the rows were added
+                self._add_record(metric, t)
         for trms, rms in self.of.values():
             trms.compact()
             rms.compact()
+
+    def _add_rows(self, metric: str, rows: np.ndarray) -> bool:
+        """Adds the points of every record of a metric, as rows (routine,
+        size, the Point's fields), merging the rows of one routine and size
+        (threads); False, with nothing added, when a sum could pass int64
+        (then add them record by record)."""
+        rows = rows[np.lexsort((rows[:, 1], rows[:, 0]))]   # (the unsorted rows are freed)
+        new = np.r_[True, (rows[1:, 0] != rows[:-1, 0]) | (rows[1:, 1] != rows[:-1, 1])]
+        if not new.all():
+            starts = np.flatnonzero(new)
+            summed = [2, 5, 6, 7, 8, 9]   # calls and the sums
+            if np.add.reduceat(rows[:, summed].astype(float), starts, axis=0).max() >= _EXACT_INT64:
+                return False
+            merged = np.add.reduceat(rows, starts, axis=0)
+            merged[:, :2] = rows[starts, :2]
+            merged[:, 3] = np.minimum.reduceat(rows[:, 3], starts)
+            merged[:, 4] = np.maximum.reduceat(rows[:, 4], starts)
+            rows = merged
+        routines = rows[:, 0]
+        starts = np.flatnonzero(np.r_[True, routines[1:] != routines[:-1]])
+        ids = routines[starts].tolist()
+        sizes = np.ascontiguousarray(rows[:, 1])
+        fields = np.ascontiguousarray(rows[:, 2:])
+        bounds = starts.tolist() + [len(rows)]
+        which = 0 if metric == "trms" else 1
+        for rid, first, end in zip(ids, bounds, bounds[1:]):
+            both = self.of.get(rid)
+            if both is None:
+                both = self.of[rid] = (PointMap(), PointMap())
+            both[which].take(sizes[first:end], fields[first:end])
+        return True
 
 
 def check_distinct(first_paths: Dict[str, str], rep: aprof_report.Report) -> None:
@@ -493,7 +586,7 @@ class _Merger:
         self.kernel_writes_unseen.update(dict.fromkeys(rep.header.kernel_writes_unseen))
         self.total_cost += sum(t.total_cost for t in rep.threads.values())
         routines = self.routines
-        keys = _keys_of(rep)
+        keys = keys_of(rep)
         for rid, key in keys.items():
             if key not in routines:
                 r = rep.routines[rid]
@@ -596,23 +689,42 @@ def report_files(paths: Iterable[str]) -> List[str]:
     return files
 
 
+class _HookedSink:
+    """The tuple sink of load_profile with a tuple_hook: the records go to
+    the report's points and to the hook; blocks of them too (add_block)
+    when the hook takes blocks, else the reader gives them one by one."""
+
+    def __init__(self, points: _ReportPoints, hook: aprof_report.TupleSink) -> None:
+        self.points, self.hook = points, hook
+        if hasattr(hook, "add_block"):
+            self.add_block = self._add_block
+
+    def __call__(self, metric: str, t: aprof_report.CostTuple) -> None:
+        self.points.add(metric, t)
+        self.hook(metric, t)
+
+    def _add_block(self, metric: str, rows: np.ndarray) -> None:
+        self.points.add_block(metric, rows)
+        self.hook.add_block(metric, rows)   # type: ignore[attr-defined]
+
+
 def load_profile(paths: Iterable[str],
                  tuple_hook: Optional[aprof_report.TupleSink] = None,
-                 report_hook: Optional[Callable[[aprof_report.Report], None]] = None) -> Profile:
+                 report_hook: Optional[Callable[[aprof_report.Report], None]] = None,
+                 metrics: Sequence[str] = aprof_report.METRICS) -> Profile:
     """Loads and merges reports (see report_files), one at a time, merging
     each record as it is read: the reports are never held whole. A caller
     that needs more of each report than the Profile keeps gets every trms
-    and rms record too (tuple_hook(metric, tuple), as it is read), then the
-    report without them (report_hook(report)). Raises
+    and rms record too (tuple_hook(metric, tuple), as it is read, or a
+    block of them if the hook has a method add_block: aprof_report.TupleSink),
+    then the report without them (report_hook(report)). Only the points
+    of `metrics` are kept (the routines' others stay empty: a command
+    that reads one metric keeps half of them). Raises
     aprof_report.ReportError or ProfileError."""
     merger = _Merger()
     for path in report_files(paths):
-        points = _ReportPoints()
-        sink = points.add
-        if tuple_hook is not None:
-            def sink(metric: str, t: aprof_report.CostTuple, add=points.add) -> None:
-                add(metric, t)
-                tuple_hook(metric, t)
+        points = _ReportPoints(metrics)
+        sink: aprof_report.TupleSink = points if tuple_hook is None else _HookedSink(points, tuple_hook)
         rep = aprof_report.load(path, tuple_sink=sink)
         merger.add(rep, points)
         if report_hook is not None:

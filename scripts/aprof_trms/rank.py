@@ -45,9 +45,10 @@ plot, contexts and HTML report commands.
 Exit status (aprof_trms.cli): 0 done, 1 bad input (unreadable or malformed
 report, reports that cannot be merged), 2 bad usage.
 """
+import itertools
 import os
 import sys
-from typing import List, Optional
+from typing import Iterator, List, Optional
 
 from . import cli
 from . import fit as aprof_fit
@@ -67,21 +68,22 @@ def _runner_up(result: aprof_fit.FitResult) -> str:
     return f"{aprof_fit.model_label(ru)} (Δ{result.method} {number(ru.criterion - result.best.criterion, '+.1f')})"
 
 
-def _table(header: List[str], rows: List[List[str]], right: set) -> List[str]:
+def _table(header: List[str], rows: List[List[str]], right: set) -> Iterator[str]:
+    """The lines of a table, one at a time (a ranking of 100,000 routines
+    is written as it is made, not held whole)."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
-    out = []
-    for r in [header] + rows:
+    for r in itertools.chain([header], rows):
         cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))]
-        out.append("  ".join(cells).rstrip())
-    return out
+        yield "  ".join(cells).rstrip()
 
 
-def format_text(profile, rows: List[Row], metric: str, statistic: str, scale: float,
-                account: str, short: bool) -> str:
-    lines = [f"Bottleneck ranking: {len(profile.paths)} report(s), cost {profile.cost_metric}, "
-             f"{statistic} cost per {metric} input size, model chosen by AICc; ordered by "
-             f"predicted share when each routine's input grows {scale:g}x beyond the largest "
-             "seen, confident fits first", f"Selection: {account}", ""]
+def text_lines(profile, rows: List[Row], metric: str, statistic: str, scale: float,
+               account: str, short: bool) -> Iterator[str]:
+    """The lines of the text output, one at a time."""
+    yield from [f"Bottleneck ranking: {len(profile.paths)} report(s), cost {profile.cost_metric}, "
+                f"{statistic} cost per {metric} input size, model chosen by AICc; ordered by "
+                f"predicted share when each routine's input grows {scale:g}x beyond the largest "
+                "seen, confident fits first", f"Selection: {account}", ""]
     fitted = [r for r in rows if r.fitted]
     unfitted = [r for r in rows if not r.fitted]
     header = ["#", "at scale%", "share%", "trust", "calls", "sizes", "routine", "object",
@@ -95,19 +97,19 @@ def format_text(profile, rows: List[Row], metric: str, statistic: str, scale: fl
                       os.path.basename(row.routine.object), aprof_fit.label_with_interval(row.result),
                       best.formula(), f"{best.r2:.4f}", _runner_up(row.result)])
     if table:
-        lines += _table(header, table, {0, 1, 2, 4, 5, 10})
-        lines += ["", "Why each routine is where it is (trust ? = inconclusive):"]
-        lines += [f"{i:>3}. {display_name(row.routine, short)}: {row.reason}"
-                  for i, row in enumerate(fitted, 1)]
+        yield from _table(header, table, {0, 1, 2, 4, 5, 10})
+        del table
+        yield from ["", "Why each routine is where it is (trust ? = inconclusive):"]
+        yield from (f"{i:>3}. {display_name(row.routine, short)}: {row.reason}"
+                    for i, row in enumerate(fitted, 1))
     else:
-        lines.append(f"No routine with at least {aprof_fit.MIN_DISTINCT_SIZES} distinct {metric} sizes.")
+        yield f"No routine with at least {aprof_fit.MIN_DISTINCT_SIZES} distinct {metric} sizes."
     if unfitted:
-        lines += ["", f"Not fitted ({len(unfitted)} routine{'' if len(unfitted) == 1 else 's'}):"]
-        lines += _table(["share%", "calls", "sizes", "routine", "object", "reason"],
-                        [[f"{r.share:.2f}", str(r.routine.calls), str(len(r.routine.points(metric))),
-                          display_name(r.routine, short), printable(os.path.basename(r.routine.object)),
-                          r.reason] for r in unfitted], {0, 1, 2})
-    return "\n".join(lines) + "\n"
+        yield from ["", f"Not fitted ({len(unfitted)} routine{'' if len(unfitted) == 1 else 's'}):"]
+        yield from _table(["share%", "calls", "sizes", "routine", "object", "reason"],
+                          [[f"{r.share:.2f}", str(r.routine.calls), str(len(r.routine.points(metric))),
+                            display_name(r.routine, short), printable(os.path.basename(r.routine.object)),
+                            r.reason] for r in unfitted], {0, 1, 2})
 
 
 CSV_FIELDS = ["rank", "routine", "object", "calls", "share_pct", "predicted_share_pct",
@@ -185,6 +187,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                        reports=profile.paths, cost_metric=profile.cost_metric, metric=args.metric,
                        statistic=args.statistic, scale=args.scale, selection=selection.account())
     else:
-        sys.stdout.write(format_text(profile, rows, args.metric, args.statistic, args.scale,
-                                     selection.account(), args.short_names))
+        sys.stdout.writelines(line + "\n" for line in text_lines(
+            profile, rows, args.metric, args.statistic, args.scale, selection.account(),
+            args.short_names))
     return 0

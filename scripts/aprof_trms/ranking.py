@@ -115,7 +115,8 @@ def rank_routines(profile: aprof_profile.Profile, routines: Sequence, metric: st
     that are not routines of the profile's call graph (contexts.py)."""
     fitted: List[Row] = []
     unfitted: List[Row] = []
-    for r, result in zip(routines, aprof_fit.fit_routines(routines, metric, statistic)):
+    # The rows show the best fit, its interval and the runner-up only.
+    for r, result in zip(routines, aprof_fit.fit_routines(routines, metric, statistic, slim=True)):
         share = cost_share(r, profile)
         if isinstance(result, aprof_fit.NotEnoughPoints):
             unfitted.append(Row(r, share, None, reason=f"not fitted: {result.distinct} distinct "

@@ -23,11 +23,14 @@ import dataclasses
 import functools
 import hashlib
 import io
+import itertools
 import os
 import re
 import stat
 from typing import (BinaryIO, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional,
                     Tuple, Union)
+
+import numpy as np
 
 __all__ = [
     "FORMAT_VERSION", "MAGIC", "METRICS", "ReportError",
@@ -373,11 +376,15 @@ _REPEATED_HEADER_TAGS = ("kernel-writes-unseen",)
 _TUPLE_FIELDS = tuple(f.replace("_", " ") for f in CostTuple._fields)
 # CostTuple._make without its length check (the field count is checked before).
 _new_cost_tuple = functools.partial(tuple.__new__, CostTuple)
+_new_totals = functools.partial(tuple.__new__, Totals)
 _CONTEXT_TUPLE_FIELDS = tuple(f.replace("_", " ") for f in ContextTuple._fields)
 _TOTALS_FIELDS = ("thread", "routine", "calls", "self cost", "cumulative cost")
 
 
 # Receives the checked trms and rms records instead of the Report (load()).
+# A sink with a method add_block(metric, rows) gets the records of a run
+# read as a block (_tuple_block) in one call: a numpy array of int64, one
+# row per record, the CostTuple's fields as columns.
 TupleSink = Callable[[str, "CostTuple"], None]
 
 
@@ -783,6 +790,114 @@ _TUPLE_TAGS = frozenset(METRICS)
 _NO_RUN = "\n"   # a prefix no line starts with (lines are split at newlines)
 
 
+# A run of trms or rms records is read a block at a time (_tuple_block:
+# numpy parses and checks it) when its fields have at most _BLOCK_DIGITS
+# digits (int64 holds them, with room for the checks' sums); otherwise, and
+# wherever a check fails, record by record (_Parser.line, add_tuple), which
+# says what is wrong.
+_BLOCK_DIGITS = 18
+_TOO_LONG_FOR_BLOCK = re.compile(r"[0-9]{%d}" % (_BLOCK_DIGITS + 1))
+_EXACT_INT64 = float(1 << 62)   # products and sums below this are exact in int64
+_MIN_BLOCK = 64                 # shorter runs: record by record
+_MAX_BLOCK = 4096               # a field too long for a block slows down this many records
+
+
+def _run_end(lines: List[str], start: int, run: str) -> int:
+    """The end of the records of `run` ("trms\t") from lines[start] on that
+    have the tag's number of fields, at most _MAX_BLOCK of them."""
+    tabs = _TAGS[run[:-1]][0]
+    chunk = lines[start:start + _MAX_BLOCK]
+    # Usually all of them (map() with a str method runs no Python code per line).
+    if all(map(str.startswith, chunk, itertools.repeat(run))) and \
+            list(map(str.count, chunk, itertools.repeat("\t"))).count(tabs) == len(chunk):
+        return start + len(chunk)
+    for end in range(start, min(len(lines), start + _MAX_BLOCK)):
+        text = lines[end]
+        if not text.startswith(run) or text.count("\t") != tabs:
+            return end
+    return min(len(lines), start + _MAX_BLOCK)
+
+
+def _int_rows(lines: List[str], run: str) -> Optional[np.ndarray]:
+    """The fields of records of `run` (lines that start with it and have
+    its number of tabs) as int64, a row per record; None unless every field
+    is a decimal integer of at most _BLOCK_DIGITS digits."""
+    body = "\n".join(lines).replace(run, "")
+    digits = body.replace("\t", "").replace("\n", "")
+    if (not (digits.isascii() and digits.isdigit()) or "\t\t" in body or "\n\t" in body
+            or "\t\n" in body or body.startswith("\t") or body.endswith("\t")
+            or _TOO_LONG_FOR_BLOCK.search(body)):
+        return None
+    fields = _TAGS[run[:-1]][0]
+    values = np.fromstring(body, dtype=np.int64, sep="\t")
+    if values.size != len(lines) * fields:   # a tag inside a line
+        return None
+    return values.reshape(-1, fields)
+
+
+def _known_refs(p: "_Parser", rows: np.ndarray) -> bool:
+    """Whether the threads and routines of rows (columns 0 and 1) are defined."""
+    return (p.threads.keys() >= set(np.unique(rows[:, 0]).tolist())
+            and p.routines.keys() >= set(np.unique(rows[:, 1]).tolist()))
+
+
+def _tuple_block(p: "_Parser", lines: List[str], run: str, lineno: int) -> bool:
+    """Reads lines (records of `run`, after line `lineno`) as a block, as
+    _Parser.add_tuple would one by one; False, with nothing read, when one
+    of its checks fails or a field is too long for the block (the lines
+    then go through add_tuple, which names the problem)."""
+    rows = _int_rows(lines, run)
+    if rows is None or not _known_refs(p, rows):
+        return False
+    tag = run[:-1]
+    before, after = rows[:-1, :3], rows[1:, :3]
+    increasing = ((before[:, 0] < after[:, 0])
+                  | ((before[:, 0] == after[:, 0]) & ((before[:, 1] < after[:, 1])
+                     | ((before[:, 1] == after[:, 1]) & (before[:, 2] < after[:, 2])))))
+    first = tuple(rows[0, :3].tolist())
+    if (not increasing.all() or not p.consistency.block_ok(tag, rows)
+            or (p.last_tuple_tag == tag and p.last_tuple_key is not None and first <= p.last_tuple_key)):
+        return False
+    p.consistency.add_block(tag, rows)
+    add_block = getattr(p.tuple_sink, "add_block", None)
+    if add_block is not None:
+        add_block(tag, rows)
+    else:
+        for values in rows.tolist():
+            t = _new_cost_tuple(values)
+            if p.tuple_sink is None:
+                p.metrics[tag][(t.thread, t.routine, t.size)] = t
+            else:
+                p.tuple_sink(tag, t)
+    p.last_tuple_tag = tag
+    p.last_tuple_key = tuple(rows[-1, :3].tolist())
+    p.lineno = lineno + len(lines)
+    return True
+
+
+def _totals_block(p: "_Parser", lines: List[str], run: str, lineno: int) -> bool:
+    """Reads lines (totals records, after line `lineno`) as a block, as
+    _Parser.rec_totals would one by one; False, with nothing read, when one
+    of its checks fails."""
+    rows = _int_rows(lines, run)
+    if rows is None or not _known_refs(p, rows):
+        return False
+    values = rows.tolist()
+    keys = [(v[0], v[1]) for v in values]
+    if len(set(keys)) != len(keys) or any(key in p.totals for key in keys):
+        return False   # a duplicate
+    totals, totals_lines = p.totals, p.totals_lines
+    for line, key, v in zip(range(lineno + 1, lineno + 1 + len(keys)), keys, values):
+        totals[key] = _new_totals(v)
+        totals_lines[key] = line
+    p.lineno = lineno + len(lines)
+    return True
+
+
+# The records read a block at a time, by tag.
+_BLOCK_READERS = {"trms": _tuple_block, "rms": _tuple_block, "totals": _totals_block}
+
+
 def _parse(batches: Iterable[Tuple[List[str], bool]], path: str,
            tuple_sink: Optional[TupleSink] = None, check: bool = True) -> Report:
     """Parses the lines of a report, given as batches of lines without their
@@ -791,6 +906,7 @@ def _parse(batches: Iterable[Tuple[List[str], bool]], path: str,
     p = _Parser(path, tuple_sink)
     fields = len(_TUPLE_FIELDS)
     run = _NO_RUN   # "trms\t" or "rms\t" within a run of such records
+    block_run = _NO_RUN   # the same, or "totals\t": records read as blocks
     lineno = 0
     for lines, terminated in batches:
         if not terminated:   # the file's last line, cut short: not parsed
@@ -798,7 +914,18 @@ def _parse(batches: Iterable[Tuple[List[str], bool]], path: str,
             if p.seen_end:
                 raise p.error("data after the 'end' record")
             raise p.error("last line is not terminated by a newline: the report is truncated")
-        for text in lines:
+        i = 0
+        one_by_one = 0   # the lines before this one are read record by record
+        while i < len(lines):
+            text = lines[i]
+            if i >= one_by_one and text.startswith(block_run):
+                end = _run_end(lines, i, block_run)
+                if end - i >= _MIN_BLOCK and _BLOCK_READERS[p.last_tag](p, lines[i:end], block_run, lineno):
+                    lineno += end - i
+                    i = end
+                    continue
+                one_by_one = end
+            i += 1
             lineno += 1
             p.lineno = lineno
             # Another record of the run with only integer fields, the right
@@ -810,6 +937,7 @@ def _parse(batches: Iterable[Tuple[List[str], bool]], path: str,
                     continue
             p.line(text)
             run = p.last_tag + "\t" if p.last_tag in _TUPLE_TAGS else _NO_RUN
+            block_run = p.last_tag + "\t" if p.last_tag in _BLOCK_READERS else _NO_RUN
         if lineno > MAX_RECORDS:
             raise p.error(f"more than {MAX_RECORDS:,} records, the most this reader reads")
     report = p.finish()
@@ -1110,6 +1238,8 @@ class _Consistency:
         self.problems: List[Tuple[Optional[int], str]] = []
         # (metric, thread, routine) -> [calls, self cost, cost, max cost, sum of sizes]
         self.per: Dict[Tuple[str, int, int], List[int]] = {}
+        # The sums of the blocks of tuples (add_block), per thread and routine.
+        self.per_blocks: List[np.ndarray] = []
         # The tuples, for the contexts' check of a report read into a sink.
         self.kept: Optional[Dict[str, Dict[Tuple[int, int, int], CostTuple]]] = None
 
@@ -1147,27 +1277,122 @@ class _Consistency:
                 acc[3] = max_cost
             acc[4] += size * calls
 
-    def tuple_problems(self, metric: str, t: CostTuple, line: Optional[int]) -> None:
-        """The relations a tuple breaks, each named."""
-        where = f"{metric} tuple (thread {t.thread}, routine {t.routine}, size {t.size})"
-        if t.calls < 1:
-            self.bad(f"{where}: calls = 0", line)
-            return
-        if not t.min_cost <= t.max_cost:
-            self.bad(f"{where}: min cost {t.min_cost} > max cost {t.max_cost}", line)
-        if not t.min_cost * t.calls <= t.sum_cost <= t.max_cost * t.calls:
-            self.bad(f"{where}: sum cost {t.sum_cost} not within calls*[min, max]", line)
-        if not t.min_cost * t.sum_cost <= t.sum_sq_cost <= t.max_cost * t.sum_cost:
-            self.bad(f"{where}: sum of squares {t.sum_sq_cost} not within [min*sum, max*sum]", line)
-        if t.sum_self_cost > t.sum_cost:
-            self.bad(f"{where}: sum self cost {t.sum_self_cost} > sum cost {t.sum_cost}", line)
-        if metric == "trms" and t.sum_thread_induced + t.sum_external > t.size * t.calls:
-            self.bad(f"{where}: induced reads {t.sum_thread_induced} + {t.sum_external} "
-                     f"exceed the sum of TRMS values {t.size * t.calls}", line)
+    def block_ok(self, metric: str, rows: "np.ndarray") -> bool:
+        """Whether every tuple of a block (rows of int64, fields below
+        2^60) keeps the relations add() checks, and its products and sums
+        stay exact in int64 (add_block's); False sends the block to add(),
+        record by record, which names what a tuple breaks."""
+        if self.kept is not None:   # the contexts' check needs the tuples: add() keeps them
+            return False
+        size, calls, min_cost, max_cost, cost, sum_sq, self_cost, induced, external = rows[:, 2:].T
+        wide = rows[:, 2:7].astype(float)   # size, calls, min, max, cost: their products fit?
+        if (max((wide[:, 3] * wide[:, 1]).max(), (wide[:, 3] * wide[:, 4]).max(),
+                (wide[:, 0] * wide[:, 1]).sum(), wide[:, 4].sum(), wide[:, 1].sum()) >= _EXACT_INT64):
+            return False
+        ok = ((0 < calls) & (min_cost <= max_cost) & (min_cost * calls <= cost)
+              & (cost <= max_cost * calls) & (min_cost * cost <= sum_sq) & (sum_sq <= max_cost * cost)
+              & (self_cost <= cost))
+        if metric == "trms":
+            ok &= induced + external <= size * calls
+        return bool(ok.all())
+
+    def add_block(self, metric: str, rows: "np.ndarray") -> None:
+        """add() of every tuple of a block that block_ok() accepted: its
+        sums per thread and routine are kept as an array (a dict entry per
+        thread and routine took 300 bytes), folded in by finish()."""
+        thread, routine, size, calls, _, max_cost, cost, _, self_cost = rows[:, :9].T
+        starts = np.flatnonzero(np.r_[True, (thread[1:] != thread[:-1]) | (routine[1:] != routine[:-1])])
+        sums = np.add.reduceat(np.stack([calls, self_cost, cost, size * calls], axis=1), starts, axis=0)
+        highest = np.maximum.reduceat(max_cost, starts)
+        self.per_blocks.append(np.column_stack([
+            np.full(len(starts), METRICS.index(metric)), rows[starts, :2], sums[:, :3], highest, sums[:, 3]]))
+
+    def _per_rows(self) -> "Optional[np.ndarray]":
+        """The sums of per and per_blocks as int64 rows (metric index,
+        thread, routine, then per's five values), one per key, sorted; None
+        where a sum could pass int64."""
+        rows = list(self.per_blocks)
+        try:
+            rows.append(np.array([(METRICS.index(m), th, rid, *acc) for (m, th, rid), acc in self.per.items()],
+                                 dtype=np.int64).reshape(-1, 8))
+        except OverflowError:
+            return None
+        rows = np.concatenate(rows)
+        if rows[:, 3:].astype(float).sum(axis=0).max() >= _EXACT_INT64:
+            return None
+        rows = rows[np.lexsort((rows[:, 2], rows[:, 1], rows[:, 0]))]
+        starts = np.flatnonzero(np.r_[True, (rows[1:, :3] != rows[:-1, :3]).any(axis=1)])
+        merged = np.add.reduceat(rows, starts, axis=0)
+        merged[:, :3] = rows[starts, :3]
+        merged[:, 6] = np.maximum.reduceat(rows[:, 6], starts)
+        return merged
+
+    def _fold_blocks(self) -> None:
+        """The sums of per_blocks into per (for finish()'s checks one by one)."""
+        for key_and_sums in np.concatenate(self.per_blocks).tolist() if self.per_blocks else ():
+            m, th, rid, *sums = key_and_sums
+            acc = self.per.get((METRICS[m], th, rid))
+            if acc is None:
+                self.per[(METRICS[m], th, rid)] = sums
+            else:
+                acc[0] += sums[0]
+                acc[1] += sums[1]
+                acc[2] += sums[2]
+                acc[3] = max(acc[3], sums[3])
+                acc[4] += sums[4]
+        self.per_blocks = []
+
+    def _totals_hold(self, report: "Report") -> bool:
+        """Whether finish()'s relations between the totals, the tuples'
+        sums and the threads all hold, computed on arrays (a large report
+        has hundreds of thousands of totals); False when one does not, or
+        a number passes int64 (then finish() checks them one by one)."""
+        per = self._per_rows()
+        if per is None:
+            return False
+        try:
+            totals = np.array(list(report.totals.values()), dtype=np.int64).reshape(-1, 5)
+            serials = np.array(sorted(report.threads), dtype=np.int64)
+            thread_totals = np.array([report.threads[t].total_cost for t in serials.tolist()], dtype=np.int64)
+        except OverflowError:
+            return False
+        totals = totals[np.lexsort((totals[:, 1], totals[:, 0]))]
+        thread, calls, self_cost, cumulative = totals[:, 0], totals[:, 2], totals[:, 3], totals[:, 4]
+        limit = thread_totals[np.searchsorted(serials, thread)]
+        if not ((calls >= 1) & (cumulative <= limit) & (self_cost <= cumulative)).all():
+            return False
+        by_metric = [per[per[:, 0] == i] for i in range(len(METRICS))]
+        for rows in by_metric:
+            if rows.shape[0] != totals.shape[0] or (rows[:, 1:3] != totals[:, :2]).any():
+                return False   # a total without tuples of the metric, or the reverse
+            n, self_sum, cost_sum, highest = rows[:, 3], rows[:, 4], rows[:, 5], rows[:, 6]
+            if not ((n == calls) & (self_sum == self_cost) & (highest <= cumulative)
+                    & (cumulative <= cost_sum)).all():
+                return False
+        if (by_metric[METRICS.index("rms")][:, 7] > by_metric[METRICS.index("trms")][:, 7]).any():
+            return False
+        used = np.unique(thread)
+        self_sums = np.bincount(np.searchsorted(serials, thread), weights=self_cost.astype(float),
+                                minlength=len(serials))
+        if (self_sums >= _EXACT_INT64).any():
+            return False
+        exact = np.zeros(len(serials), dtype=np.int64)
+        np.add.at(exact, np.searchsorted(serials, thread), self_cost)
+        return bool((exact <= thread_totals).all()
+                    and (thread_totals[np.searchsorted(serials, used)] != 0).all())
 
     def finish(self, report: Report, totals_lines: Optional[Dict[Tuple[int, int], int]] = None) -> None:
         """The relations between the records of `report`, whose tuples were
         given to add(); totals_lines: the line of each totals record."""
+        if self.per_blocks and self._totals_hold(report):
+            self.calls_and_routines(report)
+            return
+        self._fold_blocks()
+        self._check_totals(report, totals_lines)
+        self.calls_and_routines(report)
+
+    def _check_totals(self, report: Report, totals_lines: Optional[Dict[Tuple[int, int], int]]) -> None:
+        """finish()'s relations of the totals, one by one, each named."""
         lines = totals_lines or {}
         per = self.per
         self_per_thread: Dict[int, int] = {}
@@ -1210,7 +1435,24 @@ class _Consistency:
                          f"{report.threads[th].total_cost}")
             if report.threads[th].total_cost == 0:
                 self.bad(f"thread {th}: total cost 0, but it has activations")
-        self.calls_and_routines(report)
+
+    def tuple_problems(self, metric: str, t: CostTuple, line: Optional[int]) -> None:
+        """The relations a tuple breaks, each named."""
+        where = f"{metric} tuple (thread {t.thread}, routine {t.routine}, size {t.size})"
+        if t.calls < 1:
+            self.bad(f"{where}: calls = 0", line)
+            return
+        if not t.min_cost <= t.max_cost:
+            self.bad(f"{where}: min cost {t.min_cost} > max cost {t.max_cost}", line)
+        if not t.min_cost * t.calls <= t.sum_cost <= t.max_cost * t.calls:
+            self.bad(f"{where}: sum cost {t.sum_cost} not within calls*[min, max]", line)
+        if not t.min_cost * t.sum_cost <= t.sum_sq_cost <= t.max_cost * t.sum_cost:
+            self.bad(f"{where}: sum of squares {t.sum_sq_cost} not within [min*sum, max*sum]", line)
+        if t.sum_self_cost > t.sum_cost:
+            self.bad(f"{where}: sum self cost {t.sum_self_cost} > sum cost {t.sum_cost}", line)
+        if metric == "trms" and t.sum_thread_induced + t.sum_external > t.size * t.calls:
+            self.bad(f"{where}: induced reads {t.sum_thread_induced} + {t.sum_external} "
+                     f"exceed the sum of TRMS values {t.size * t.calls}", line)
 
     def calls_and_routines(self, report: Report) -> None:
         """Call edges within activations, contexts adding up, every routine

@@ -57,7 +57,7 @@ SourceCounts = Dict[Optional[RoutineKey], Dict[Producer, int]]
 def add_report(counts: SourceCounts, rep: aprof_report.Report,
                keys: Dict[int, RoutineKey]) -> None:
     """Adds a report's source records to counts, over its threads; keys maps
-    the report's routine ids to merge keys (profile._keys_of)."""
+    the report's routine ids to merge keys (profile.keys_of)."""
     def producer_of_thread(rid: Optional[int]) -> Producer:
         if rid is None:
             return Producer("thread")

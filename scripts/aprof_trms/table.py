@@ -98,7 +98,7 @@ def fit_growth(info: FitInfo) -> float:
     return info.result.best.growth_exponent() if info.result else -1.0
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)   # one per routine: 100,000s in a large program
 class RoutineRow:
     routine: aprof_profile.RoutineProfile
     name: str                 # demangled, @0x... when aprof_profile told same names apart
@@ -181,7 +181,8 @@ def add_fits(rows: List[RoutineRow]) -> None:
     """Fits the routines of the rows (made with fit=False), all together:
     a command that shows some of its rows fits only those."""
     routines = [row.routine for row in rows]
-    by_metric = fit_infos(routines, aprof_report.METRICS)
+    # The rows show the best fit, its doubts and the runner-up only.
+    by_metric = fit_infos(routines, aprof_report.METRICS, slim=True)
     for i, row in enumerate(rows):
         row.fits = {m: by_metric[m][i] for m in aprof_report.METRICS}
 

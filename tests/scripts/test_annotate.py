@@ -132,7 +132,7 @@ def test_no_negative_zero(tmp_path):
     report = synthetic.write_report(tmp_path / "aprof-trms.out.1", routines())
     rows = table.routine_rows(aprof_profile.load_profile([report]), fit=False)
     rows[0].richness = (299 - 300) / 300
-    lines = aprof_annotate.format_table(rows, 200, True)
+    lines = list(aprof_annotate.format_table(rows, 200, True))
     assert " +0.00 " in lines[1] and "-0.00" not in "\n".join(lines)
 
 

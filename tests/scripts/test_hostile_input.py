@@ -236,6 +236,11 @@ def test_the_same_report_twice_is_an_error(tmp_path):
     one_error_line(run("rank", path, path), f"{path}: the same report as {path}")
     one_error_line(run("annotate", path, copy), f"{copy}: the same report as {path}")
     one_error_line(run("annotate", "--per-thread", path, copy), f"{copy}: the same report as")
+    # charts.py --per-report does not merge its arguments, but refuses one
+    # report in two of them (the file again, a copy, a directory holding it).
+    for again, first in ((path, path), (copy, path), (tmp_path, path)):
+        one_error_line(run("charts", "--per-report", path, again, "-o", tmp_path / "charts"),
+                       f"{again if again != tmp_path else path}: the same report as {first}")
     # Another run (pid) with the same numbers is merged.
     other = synthetic.write_report(tmp_path / "other", [
         R(HOSTILE_NAME, C["n^2"], SIZES), R("plain", C["n"], SIZES)], threads=2, pid=4343)

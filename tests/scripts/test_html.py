@@ -76,6 +76,28 @@ def test_selection_options_choose_the_starting_rows(tmp_path):
     assert data["regression"] is None
 
 
+def test_a_page_of_many_routines_details_the_costliest_and_the_chosen(tmp_path, monkeypatch, capsys):
+    # Beyond html.DETAILED_ROUTINES routines, the page holds the points and
+    # fits of that many costliest routines and of those selected or ranked
+    # (a page with every point of 100,000 routines took gigabytes): the
+    # others are rows with a null details line, and the page says why.
+    sys.path.insert(0, SCRIPTS)
+    from aprof_trms import html as aprof_html
+    s = synthetic
+    report = synthetic.write_report(tmp_path / "aprof-trms.out.1", [
+        s.Routine("big", s.COSTS["n"], s.sizes(8), calls=40), s.Routine("mid", s.COSTS["n"], s.sizes(8), calls=20),
+        s.Routine("small", s.COSTS["n"], s.sizes(8)), s.Routine("tiny", s.COSTS["n"], s.sizes(8))], threads=2)
+    out = tmp_path / "r.html"
+    monkeypatch.setattr(aprof_html, "DETAILED_ROUTINES", 1)
+    assert aprof_html.main([report, "-o", str(out), "-r", "tiny", "--min-share", "0"]) == 0
+    _, data, details = page_data(out)
+    names = [row[0] for row in data["rows"]]
+    detailed = [name for name, d in zip(names, details) if d is not None]
+    assert names[0] == "big" and detailed == ["big", "tiny"], (names, detailed)
+    assert details[names.index("tiny")]["fits"]["trms"]["best"]["label"] == "n"
+    assert len(details[names.index("big")]["threads"]) == 2
+    assert [row[14] for row in data["rows"]] == ["n", "-", "-", "n"]   # TRMS model: not fitted
+    assert "holds the points and fits of 2 of the 4 routines" in data["details_note"]
 def test_baseline_before_the_reports(tmp_path):
     """`--baseline A B -o x.html`, as a user writes it: A is the baseline,
     B the reports (with nargs="+" B was a baseline too and the command asked

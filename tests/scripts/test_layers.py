@@ -34,7 +34,7 @@ LAYERS = {
     "profile": MODEL, "sources": MODEL, "programs": MODEL, "evidence": MODEL, "fit": MODEL,
     "carriers": MODEL, "select": MODEL, "ranking": MODEL, "table": MODEL,
     "output": VIEW, "plotting": VIEW, "sources_graph": VIEW, "html_json": VIEW,
-    "html_calls": VIEW, "html_graph": VIEW,
+    "html_calls": VIEW, "html_graph": VIEW, "html_threads": VIEW,
     "cli": RUNNER,
     "plot": COMMAND, "charts": COMMAND, "rank": COMMAND, "regress": COMMAND,
     "annotate": COMMAND, "contexts": COMMAND, "producers": COMMAND, "html": COMMAND,

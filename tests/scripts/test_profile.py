@@ -169,6 +169,12 @@ def test_a_merged_point_keeps_its_extremes_and_the_edges_add_up(tmp_path):
         [(8, 80, 800, 2), (16, 160, 1600, 2), (32, 320, 3200, 2)]
     edge = p.calls[(p.find("main")[0].key, work.key)]
     assert (edge.calls, edge.inclusive_cost) == (6, work.cumulative_cost)
+    # Across reports (merged point by point, not as a block of records) alike.
+    a = synthetic.write_report(tmp_path / "a", [R("work", lambda n: 100 * n, [8, 16, 32])])
+    b = synthetic.write_report(tmp_path / "b", [R("work", lambda n: 10 * n, [8, 16, 32])], pid=7)
+    work = ap.load_profile([a, b]).find("work")[0]
+    assert [(s, q.min_cost, q.max_cost, q.calls) for s, q in work.trms.items()] == \
+        [(8, 80, 800, 2), (16, 160, 1600, 2), (32, 320, 3200, 2)]
 
 
 def test_the_total_of_merged_reports_is_their_sum(tmp_path):

@@ -741,6 +741,82 @@ def test_reading_in_blocks_changes_nothing(tmp_path, monkeypatch, block):
     assert whole[4].routines[2].name == "ns::\\xff(int)" and "'thread' record" in whole[5]
 
 
+def _many_records() -> str:
+    """A report whose runs of trms, rms and totals records are long enough
+    to be read as blocks (report._tuple_block, _totals_block)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import synthetic
+    routines = [synthetic.Routine(f"r{i}", synthetic.COSTS["n"], synthetic.sizes(40, ratio=1.05),
+                                  calls=1 + i % 3, noise=0.05) for i in range(30)]
+    return synthetic.report_text(routines, threads=3)
+
+
+def _with_line(text: str, tag: str, nth: int, change) -> str:
+    """The text with the nth record of `tag` changed (change: fields -> fields)."""
+    lines = text.split("\n")
+    index = [i for i, line in enumerate(lines) if line.startswith(tag + "\t")][nth]
+    lines[index] = "\t".join(change(lines[index].split("\t")))
+    return "\n".join(lines)
+
+
+def _swapped(text: str, tag: str, nth: int, duplicate: bool = False) -> str:
+    """The text with the nth record of `tag` and the next swapped (or the
+    next replaced by a copy of the nth)."""
+    lines = text.split("\n")
+    index = [i for i, line in enumerate(lines) if line.startswith(tag + "\t")][nth]
+    if duplicate:
+        lines[index + 1] = lines[index]
+    else:
+        lines[index], lines[index + 1] = lines[index + 1], lines[index]
+    return "\n".join(lines)
+
+
+def test_records_read_as_blocks_read_as_one_by_one(tmp_path, monkeypatch):
+    # Runs of records are read a block at a time (numpy) when they pass the
+    # checks of add_tuple and rec_totals, else one by one: the report, the
+    # points merged from it and every error must be the same either way.
+    from aprof_trms import profile as aprof_profile
+    text = _many_records()
+    assert text.count("\ntrms\t") > 2 * ar._MIN_BLOCK
+    set_field = lambda i, v: lambda f: f[:i] + [v] + f[i + 1:]  # noqa: E731
+    cases = [text,
+             _with_line(text, "trms", 200, set_field(4, "x")),               # not a number
+             _with_line(text, "rms", 300, set_field(2, "999")),              # no such routine
+             _swapped(text, "trms", 150),                                    # out of order
+             _with_line(text, "trms", 250, lambda f: f[:5] + [str(int(f[6]) + 1)] + f[6:]),  # min > max
+             _with_line(text, "rms", 100, set_field(8, "1" + "0" * 25)),      # sum of squares too big
+             _with_line(text, "trms", 120, set_field(3, "1" + "0" * 20)),     # a size beyond int64
+             _with_line(text, "totals", 50, set_field(3, "12345")),           # calls of the totals
+             _with_line(text, "totals", 60, set_field(1, "7")),               # no such thread
+             _swapped(text, "totals", 40),                                   # totals out of order: fine
+             _swapped(text, "totals", 40, duplicate=True)]                   # a totals record twice
+    path = tmp_path / "r"
+
+    def outcome(content: str):
+        path.write_text(content, encoding="utf-8")
+        try:
+            rep = ar.load(path)
+            profile = aprof_profile.load_profile([path])
+            return rep, {key: (dict(r.trms.items()), dict(r.rms.items()))
+                         for key, r in profile.routines.items()}
+        except ar.ReportError as e:
+            return str(e)
+
+    blocks = []
+    real_block = ar._tuple_block
+    monkeypatch.setattr(ar, "_tuple_block", lambda *a: blocks.append(real_block(*a)) or blocks[-1])
+    monkeypatch.setitem(ar._BLOCK_READERS, "trms", ar._tuple_block)
+    as_blocks = [outcome(c) for c in cases]
+    assert blocks.count(True) > 2   # most of the valid report was read as blocks
+    monkeypatch.setattr(ar, "_MIN_BLOCK", 10 ** 9)
+    one_by_one = [outcome(c) for c in cases]
+    assert as_blocks == one_by_one
+    assert not isinstance(as_blocks[0], str) and as_blocks[0][0].trms and as_blocks[0][1]
+    errors = as_blocks[1:9] + as_blocks[10:]
+    assert all(isinstance(o, str) for o in errors) and not isinstance(as_blocks[9], str), as_blocks[1:]
+    assert len(set(errors)) == len(errors)   # each names its own problem
+
+
 # Version 4: the optional calling-context records (--collect-context=yes).
 def contexts_example():
     """The calling-context example of docs/report-format.md."""

@@ -22,7 +22,8 @@ const F = { name: 0, object: 1, calls: 2, self_cost: 3, self_share: 4, inclusive
   top_producer: 16, top_producer_share: 17, selected: 18 };
 
 // Points and fits of routine idx: the #details script holds one JSON text per
-// routine (after a leading newline), parsed when the routine is shown.
+// routine (after a leading newline), parsed when the routine is shown; null
+// for a routine whose details a page of very many routines leaves out.
 let detailLines = null;
 function detail(idx) {
   if (!detailLines) detailLines = document.getElementById("details").textContent.split("\n");
@@ -532,6 +533,11 @@ function renderPlots() {
     `(${row[F.inclusive_share].toFixed(2)}%), self ${row[F.self_cost]} (${row[F.self_share].toFixed(2)}%), ` +
     `TRMS model ${row[F.trms_label]}, RMS model ${row[F.rms_label]}`;
   const box = document.getElementById("plots");
+  if (!detail(idx)) {   // a routine whose points the page does not hold (html.py's details_note)
+    box.replaceChildren(el("p", { class: "note", id: "not-detailed" }, DATA.details_note));
+    document.getElementById("calls").replaceChildren();
+    return;
+  }
   const frag = document.createDocumentFragment();
   for (const kind of Object.keys(KINDS)) {
     for (const metric of ["trms", "rms"]) frag.appendChild(chart(plotSpec(idx, kind, metric, log, perThread)));
