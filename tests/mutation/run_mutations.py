@@ -238,6 +238,7 @@ class Workspace:
             "PYTHON3": self.vars["PYTHON3"],
             "APROF_SRCDIR": str(self.src),
             "APROF_TEST_PROGRAMS": str(build / "tests" / "tool" / "programs"),
+            "APROF_BUILDDIR": str(build),
             "PYTHONDONTWRITEBYTECODE": "1",
         })
         return env
