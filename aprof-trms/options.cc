@@ -21,6 +21,13 @@ void BadOption(const char* arg, const char* expected) {
   VG_(fmsg_bad_option)(arg, "expected %s\n", expected);
 }
 
+// A routine name pattern of a repeatable option (--skip-routine,
+// --collect-inside, --dump-before, --dump-after): not empty, kept in order.
+void AddPattern(const char* arg, const char* value, InternalVector<const char*>& patterns) {
+  if (value[0] == '\0') BadOption(arg, "a routine name pattern");
+  patterns.push_back(value);
+}
+
 // A plain decimal number: digits only, no sign, blank or suffix, and no
 // leading zero (elsewhere "08" could mean octal; "4k" or " 4" a typo).
 // Stops Valgrind with a message unless lo <= value <= hi.
@@ -153,17 +160,13 @@ bool ProcessCommandLineOption(const char* arg) {
     else
       BadOption(arg, "all or io");
   } else if (VG_STR_CLO(arg, "--skip-routine", value)) {
-    if (value[0] == '\0') BadOption(arg, "a routine name pattern");
-    o.skip_patterns.push_back(value);
+    AddPattern(arg, value, o.skip_patterns);
   } else if (VG_STR_CLO(arg, "--collect-inside", value)) {
-    if (value[0] == '\0') BadOption(arg, "a routine name pattern");
-    o.collect_inside_patterns.push_back(value);
+    AddPattern(arg, value, o.collect_inside_patterns);
   } else if (VG_STR_CLO(arg, "--dump-before", value)) {
-    if (value[0] == '\0') BadOption(arg, "a routine name pattern");
-    o.dump_before_patterns.push_back(value);
+    AddPattern(arg, value, o.dump_before_patterns);
   } else if (VG_STR_CLO(arg, "--dump-after", value)) {
-    if (value[0] == '\0') BadOption(arg, "a routine name pattern");
-    o.dump_after_patterns.push_back(value);
+    AddPattern(arg, value, o.dump_after_patterns);
   } else if (VG_STR_CLO(arg, "--dump-every", value)) {
     o.dump_every_seconds =
         ParseNumber(arg, value, 1, 1000000000, "a number of seconds from 1 to 1000000000");
