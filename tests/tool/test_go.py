@@ -12,7 +12,9 @@ cost is its own and the same as with GODEBUG=asyncpreemptoff=1, it fits n^2
 and rank.py puts it first; its calling contexts are one chain rooted at the
 goroutine's own first frame, not at the scheduler's frames that resumed it.
 --go-async-preemption=yes shows that the runtime does preempt the sort under
-the tool. A recursion deep enough to make the runtime copy its goroutine's
+the tool. Stripped of its ELF symbols, the program is profiled the same,
+its routines named from Go's own function table (function_names.cc). A
+recursion deep enough to make the runtime copy its goroutine's
 stack several times keeps its activations whole across the copies."""
 import csv
 import io
