@@ -109,6 +109,8 @@ bool GoFunctionTable::Fail(const char* reason, const char** error) {
 }
 
 bool GoFunctionTable::Parse(const u8* section, size_t size, u64 text_address, const char** error) {
+  functions_.clear();
+  names_.clear();
   const Bytes bytes(section, size);
   Header header;
   if (const char* wrong = ReadHeader(bytes, text_address, &header)) return Fail(wrong, error);

@@ -49,7 +49,8 @@ class GoFunctionTable {
   GoFunctionTable(const GoFunctionTable&) = delete;
   GoFunctionTable& operator=(const GoFunctionTable&) = delete;
 
-  // Reads the table from the bytes of a .gopclntab section. `text_address`
+  // Reads the table (in place of any read before) from the bytes of a
+  // .gopclntab section. `text_address`
   // is the address of the object's .text section: the start of Go's code,
   // which the entries of Go 1.18 and later count from when the header does
   // not give it. False, the table left empty and *error saying what is
@@ -84,8 +85,8 @@ enum class GoTableStatus {
   kUnusable,  // the section is there but cannot be read or parsed
 };
 
-// Reads the function table of a Go binary into *table (which must be
-// empty). With kUnusable, *error says why.
+// Reads the function table of a Go binary into *table. With kUnusable,
+// *error says why.
 GoTableStatus ReadGoFunctionTable(const ElfFile& elf, GoFunctionTable* table, const char** error);
 
 }  // namespace aprof
