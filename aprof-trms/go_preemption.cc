@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 
+#include "function_names.h"
 #include "options.h"
 
 extern "C" {
@@ -38,7 +39,7 @@ namespace {
 // Go code calls with the suffix .abi0.
 bool IsGoThreadKill(Addr address) {
   const HChar* name;
-  return VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), address, &name) &&
+  return FunctionNameIfEntry(VG_(current_DiEpoch)(), address, &name) &&
          (VG_STREQ(name, "runtime.tgkill.abi0") || VG_STREQ(name, "runtime.tgkill"));
 }
 
@@ -88,14 +89,14 @@ bool EntersGoroutine(Addr address) {
   // runtime.gogo (Go 1.16 and earlier), or runtime.gogo.abi0 and the local
   // routine gogo it jumps to (Go 1.17 and later).
   const HChar* name;
-  return VG_(get_fnname)(VG_(current_DiEpoch)(), address, &name) &&
+  return FunctionNameAt(VG_(current_DiEpoch)(), address, &name) &&
          (VG_STREQ(name, "gogo") || VG_STREQ(name, "runtime.gogo") ||
           VG_STREQ(name, "runtime.gogo.abi0"));
 }
 
 bool LoadsGoroutineRegister(Addr address) {
   const HChar* name;
-  return VG_(get_fnname)(VG_(current_DiEpoch)(), address, &name) && VG_STREQ(name, "gogo");
+  return FunctionNameAt(VG_(current_DiEpoch)(), address, &name) && VG_STREQ(name, "gogo");
 }
 
 bool ResumedGoroutine(ThreadId tid, uptr stack_pointer, GoroutineStack* resumed) {

@@ -5,6 +5,7 @@
 // Copyright (C) 2026, the aprof-trms authors.
 #include "instrument.h"
 
+#include "function_names.h"
 #include "go_preemption.h"
 #include "object_lookup.h"
 #include "options.h"
@@ -42,7 +43,7 @@ class SuperblockInstrumenter {
     info_->object = VG_(find_DebugInfo)(epoch_, address);
     const HChar* ignored;
     info_->section = VG_(DebugInfo_sect_kind)(&ignored, address);
-    info_->is_function_entry = VG_(get_fnname_if_entry)(epoch_, address, &ignored);
+    info_->is_function_entry = FunctionNameIfEntry(epoch_, address, &ignored);
     info_->is_plt_stub = info_->section == Vg_SectPLT ||
                          LooksLikePltStub(in, epoch_, address, ObjectDebugInfo(epoch_, address));
     info_->enters_goroutine = EntersGoroutine(address);
@@ -57,7 +58,7 @@ class SuperblockInstrumenter {
   static bool LooksLikePltStub(const IRSB* in, DiEpoch epoch, uptr address,
                                const DebugInfo* object) {
     const HChar* name;
-    if (object == nullptr || VG_(get_fnname)(epoch, address, &name)) return false;
+    if (object == nullptr || FunctionNameAt(epoch, address, &name)) return false;
     if (in->jumpkind != Ijk_Boring || in->next->tag != Iex_RdTmp) return false;
     Int instructions = 0;
     const IRExpr* target = nullptr;  // what the jump target is loaded from
@@ -292,7 +293,7 @@ class SuperblockInstrumenter {
     const HChar* name;
     return VG_(find_DebugInfo)(epoch_, address) != info_->object ||
            VG_(DebugInfo_sect_kind)(&name, address) != info_->section ||
-           VG_(get_fnname_if_entry)(epoch_, address, &name);
+           FunctionNameIfEntry(epoch_, address, &name);
   }
 
   struct CoveredAccess {

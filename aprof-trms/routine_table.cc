@@ -6,6 +6,7 @@
 #include "routine_table.h"
 
 #include "core/glob.h"
+#include "function_names.h"
 #include "object_lookup.h"
 #include "options.h"
 #include "valgrind_headers.h"
@@ -30,6 +31,16 @@ const char* AddressName(const char* object, uptr object_address, bool in_object)
     VG_(snprintf)(name, size, "0x%lx@%s", object_address, base);
   else
     VG_(snprintf)(name, size, "0x%lx", object_address);
+  return name;
+}
+
+// A Go function's name, with "+offset" (in bytes, as Valgrind writes it)
+// for an entry inside the function.
+const char* GoName(const HChar* function, uptr offset) {
+  if (offset == 0) return CopyString(function);
+  const SizeT size = VG_(strlen)(function) + 24;
+  HChar* name = static_cast<HChar*>(VG_(malloc)(kCostCentre, size));
+  VG_(snprintf)(name, size, "%s+%lu", function, offset);
   return name;
 }
 
@@ -105,6 +116,10 @@ RoutineInfo RoutineTable::Describe(uptr entry) const {
   } else if (VG_(get_fnname_w_offset)(epoch, entry, &raw)) {
     // A call into the middle of a known function: "function+offset".
     info.name = CopyString(raw);
+    info.mangled = info.name;
+  } else if (Addr go_entry; GoFunctionAt(epoch, entry, &raw, &go_entry)) {
+    // A stripped Go binary: the name from Go's own table, as above.
+    info.name = GoName(raw, entry - go_entry);
     info.mangled = info.name;
   } else {
     info.name = AddressName(info.object, info.object_address, debug_info != nullptr);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Routines of the profiled program, identified by the address where their
 // activations start (a call target). Names, objects and whether a routine
-// is profiled at all come from Valgrind's debug information and the
+// is profiled at all come from Valgrind's debug information (or, in a
+// stripped Go binary, Go's function table: function_names.h) and the
 // --skip-routine patterns.
 //
 // Copyright (C) 2026, the aprof-trms authors.

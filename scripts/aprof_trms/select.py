@@ -88,7 +88,8 @@ ENTRY_WRAPPERS = frozenset({
     # cost holds other goroutines' work (docs/design.md, "Goroutines").
     # Assembly routines called from Go carry the suffix .abi0 (Go 1.17+).
     name + suffix
-    for name in ("runtime.rt0_go", "runtime.main", "runtime.mstart", "runtime.mstart0",
+    for name in ("runtime.rt0_go", "runtime.main", "runtime.clone", "runtime.mstart",
+                 "runtime.mstart0",
                  "runtime.mstart1", "runtime.schedule", "runtime.findrunnable",
                  "runtime.findRunnable", "runtime.execute", "runtime.gogo", "gogo",
                  "runtime.mcall", "runtime.systemstack", "runtime.morestack",
@@ -227,10 +228,18 @@ def examples(routines: Sequence, count: int = 3) -> str:
 _WRAPPER_PART = re.compile("|".join(sorted(map(re.escape, ENTRY_WRAPPERS))))
 
 
+# A routine entered in the middle of a function is named "function+N"
+# (docs/report-format.md): a thread's first block, inside the routine that
+# made the thread (Go's runtime.clone: the new thread goes on after the
+# system call), carries the whole thread as the wrapper itself does.
+_OFFSET_SUFFIX = re.compile(r"\+\d+$")
+
+
 def is_entry_wrapper(routine) -> bool:
-    """A runtime entry wrapper by name, or an unnamed ELF entry point (a
-    stripped program's _start, the loader's own entry)."""
-    name = routine.name
+    """A runtime entry wrapper by name (or entered in its middle), or an
+    unnamed ELF entry point (a stripped program's _start, the loader's own
+    entry)."""
+    name = _OFFSET_SUFFIX.sub("", routine.name)
     return ((bool(_WRAPPER_PART.search(name)) and names.qualified_name(name) in ENTRY_WRAPPERS)
             or (name.startswith("0x") and elf.is_entry_point(name, routine.object)))
 

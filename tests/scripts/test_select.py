@@ -229,6 +229,17 @@ def test_entry_wrapper_test_agrees_with_parsing_every_name():
     assert not select.is_entry_wrapper(named("my_start_thread_pool(int)"))
 
 
+def test_a_thread_started_inside_its_creator_is_an_entry_wrapper():
+    """Go's threads start in the middle of runtime.clone, after the system
+    call: the routine "runtime.clone+82" (with symbols, ".abi0+82") carries
+    the whole thread, as the wrapper does; a routine entered in the middle
+    of any other function is none."""
+    for name in ("runtime.clone+82", "runtime.clone.abi0+82", "start_thread+45"):
+        assert select.is_entry_wrapper(named(name)), name
+    for name in ("main.work+82", "runtime.clone+", "runtime.clone+82x", "runtime.cloned+82"):
+        assert not select.is_entry_wrapper(named(name)), name
+
+
 def named(name, obj="/no/such/object"):
     return types.SimpleNamespace(name=name, object=obj)
 

@@ -12,13 +12,16 @@ cost is its own and the same as with GODEBUG=asyncpreemptoff=1, it fits n^2
 and rank.py puts it first; its calling contexts are one chain rooted at the
 goroutine's own first frame, not at the scheduler's frames that resumed it.
 --go-async-preemption=yes shows that the runtime does preempt the sort under
-the tool. A recursion deep enough to make the runtime copy its goroutine's
+the tool. Stripped of its ELF symbols, the program is profiled the same,
+its routines named from Go's own function table (function_names.cc). A
+recursion deep enough to make the runtime copy its goroutine's
 stack several times keeps its activations whole across the copies."""
 import csv
 import io
 import math
 import os
 import re
+import struct
 import subprocess
 import sys
 
@@ -45,22 +48,25 @@ PREEMPTION_ROUTINES = ("runtime.asyncPreempt2", "runtime.sighandler")
 PREEMPTING_TRIES = 3
 
 
-@pytest.fixture(scope="module")
-def go_program(tmp_path_factory):
+def build_go(d, name, *flags):
     """goroutines.go built with Debian's Go toolchain, offline: no module,
     the build cache and GOPATH in a temporary directory (HOME may not be
     writable in CI), no cgo (no C toolchain involved)."""
     go = needs_program("go")
-    d = tmp_path_factory.mktemp("go-build")
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(d),
            "GOCACHE": str(d / "cache"), "GOPATH": str(d / "gopath"), "GO111MODULE": "off",
            "GOFLAGS": "", "CGO_ENABLED": "0", "GOTOOLCHAIN": "local"}
-    exe = d / "goroutines"
-    proc = subprocess.run([go, "build", "-o", str(exe),
+    exe = d / name
+    proc = subprocess.run([go, "build", *flags, "-o", str(exe),
                            str(SRCDIR / "tests" / "tool" / "programs" / "goroutines.go")],
                           cwd=d, env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, f"go build failed:\n{proc.stderr}"
     return str(exe)
+
+
+@pytest.fixture(scope="module")
+def go_program(tmp_path_factory):
+    return build_go(tmp_path_factory.mktemp("go-build"), "goroutines")
 
 
 @pytest.fixture(scope="module")
@@ -177,6 +183,89 @@ def test_goroutine_contexts_start_at_its_own_first_frame(runs):
     [chain] = chains
     assert chain[-1] == SORT and chain[0].startswith("main."), chain
     assert not any(name.startswith(SCHEDULER_ROOTS) or name == "gogo" for name in chain), chain
+
+
+# What Go's linker and Debian's strip leave of the ELF symbols: none, but
+# the runtime's own function table (.gopclntab), which the tool names the
+# routines from.
+ADDRESS_NAME = re.compile(r"^0x[0-9a-f]+@")
+
+
+def with_pclntab_cut(src, dst, size):
+    """A copy of the binary whose section headers say .gopclntab holds only
+    `size` bytes (the runtime finds its table by its own symbols, not by
+    the section headers: the program runs as before)."""
+    data = bytearray(open(src, "rb").read())
+    table, = struct.unpack_from("<Q", data, 0x28)
+    entry_size, count, names_index = struct.unpack_from("<HHH", data, 0x3a)
+    names, = struct.unpack_from("<Q", data, table + names_index * entry_size + 0x18)
+    for header in range(table, table + count * entry_size, entry_size):
+        name, = struct.unpack_from("<I", data, header)
+        if data[names + name:].split(b"\0", 1)[0] == b".gopclntab":
+            struct.pack_into("<Q", data, header + 0x20, size)
+            break
+    else:
+        pytest.fail(f"{src} has no .gopclntab")
+    with open(dst, "wb") as f:
+        f.write(data)
+    os.chmod(dst, 0o755)
+    return dst
+
+
+@pytest.fixture(scope="module")
+def stripped_runs(tmp_path_factory):
+    """The program stripped of its ELF symbols (go build -ldflags="-s -w"),
+    and a copy whose Go table is cut to 4 KiB, with the sort workload and
+    the options of runs["default"]: their runs and their paths, by name."""
+    d = tmp_path_factory.mktemp("go-stripped")
+    stripped = build_go(d, "stripped", "-ldflags=-s -w")
+    cut = with_pclntab_cut(stripped, str(d / "cut"), 4096)
+    env = {"GOMAXPROCS": "4", "GODEBUG": ""}
+    sizes = [str(n) for n in SIZES]
+    programs = {"stripped": stripped, "cut": cut}
+    return dict(zip(programs, run_tools(tmp_path_factory.mktemp("go-stripped-runs"), [
+        Spec([program, "sort", str(WORKERS)] + sizes, ["--collect-context=yes"], env=env)
+        for program in programs.values()]))), programs
+
+
+def routine_names(run, program):
+    return {r.name for r in run.report.routines.values()
+            if os.path.basename(r.object) == os.path.basename(program)}
+
+
+def test_stripped_binary_is_profiled_as_with_symbols(runs, stripped_runs):
+    """Without ELF symbols, every routine of the program has its Go name
+    (Go's table writes assembly routines without the suffix .abi0), the
+    program's own routines are those of the binary with symbols, and the
+    sort has the same sizes and costs, fit and rank: Go's preemption is off
+    (runtime.tgkill found by its Go name) and goroutine switches are
+    followed (gogo), as with symbols."""
+    run, program = (found["stripped"] for found in stripped_runs)
+    names = routine_names(run, program)
+    assert not [n for n in names if ADDRESS_NAME.match(n)], sorted(names)[:20]
+    with_symbols = {n.replace(".abi0", "") for n in routine_names(runs["default"], runs["program"])}
+    assert {n for n in names if n.startswith("main.")} == \
+        {n for n in with_symbols if n.startswith("main.")}
+    check_counts(run, run.report, {SORT: WORKERS * len(SIZES)}, program)
+    assert sort_tuples(run, program) == sort_tuples(runs["default"], runs["program"])
+    assert run.report.header.go_async_preemption is False
+    assert preemptions(run, program) == dict.fromkeys(PREEMPTION_ROUTINES, 0)
+    [chain] = contexts_of(run, SORT, program)
+    assert chain[0].startswith("main.") and not any(
+        name.startswith(SCHEDULER_ROOTS) or name == "gogo" for name in chain), chain
+    assert ranked(run)[0] == SORT, ranked(run)
+
+
+def test_an_unusable_go_table_leaves_address_names(stripped_runs):
+    """A Go table cut short gives no names and says so once; the program
+    runs and is profiled, its routines named by address."""
+    run, program = (found["cut"] for found in stripped_runs)
+    message = (f"aprof-trms: {program}: Go's function table (.gopclntab) is unusable "
+               "(function table out of bounds): its routines are named by address")
+    assert run.stderr.count(message) == 1, run.stderr
+    names = routine_names(run, program)
+    assert names and all(ADDRESS_NAME.match(n) for n in names), sorted(names)[:20]
+    assert run.counts()[SORT] == WORKERS * len(SIZES)
 
 
 GROW_WORKERS = 4
