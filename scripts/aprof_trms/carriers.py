@@ -12,7 +12,17 @@ callee C when
   (the call graph's `call` records: the inclusive cost of C's activations
   called from R), and
 - C's own cost function grows at least about as fast as R's (its growth
-  exponent is at most DISTINCT_GROWTH below R's: fit.py's scale).
+  exponent is at most DISTINCT_GROWTH below R's: fit.py's scale), or R
+  calls C at most once per activation and those calls hold at least
+  SINGLE_CALL_SHARE of R's inclusive cost. One call does not multiply
+  C's cost: R then costs what C does and a little more, and where their
+  fits differ it is by the sizes each one reads, not by growth. A
+  caller that reads a fixed state besides what it hands down (a shell's
+  statement loop, whose input holds the shell's own state, 1,200 cells
+  more than the statement's) has its sizes shifted up, and a quadratic
+  in the rows reads as n^3 in its sizes and n^2 in its callee's. The
+  growth comparison is kept for callers that call C more often: a loop
+  of n calls of a linear C is itself the source of quadratic growth.
 
 Of such callees the one with the largest share carries R. The *source* of
 R's growth follows the carriers down until a routine that no callee
@@ -21,11 +31,12 @@ carries. Reports without call records (version < 3) have no carriers.
 from typing import Callable, Dict, Optional
 
 from .fit import DISTINCT_GROWTH
-from .profile import Profile, RoutineKey, RoutineProfile
+from .profile import EdgeTotals, Profile, RoutineKey, RoutineProfile
 
-__all__ = ["CARRIED_SHARE", "carrier_of", "source_of"]
+__all__ = ["CARRIED_SHARE", "SINGLE_CALL_SHARE", "carrier_of", "source_of"]
 
 CARRIED_SHARE = 0.5     # of the caller's inclusive cost, in calls to one callee
+SINGLE_CALL_SHARE = 0.9  # ... when called at most once per activation: carried, whatever the fits
 _MAX_DEPTH = 64         # carriers followed down (call chains are rarely deeper)
 
 # A routine's fitted growth exponent, or None when it cannot be fitted.
@@ -48,12 +59,21 @@ def carrier_of(profile: Profile, routine: RoutineProfile,
     own = growth_of(routine)
     if own is None:
         return None
-    for key, _ in heavy:   # by decreasing inclusive cost
+    for key, edge in heavy:   # by decreasing inclusive cost
         callee = profile.routines[key]
         growth = growth_of(callee)
-        if growth is not None and growth >= own - DISTINCT_GROWTH:
+        if growth is not None and (growth >= own - DISTINCT_GROWTH
+                                   or _called_once_with_the_cost(routine, edge)):
             return callee
     return None
+
+
+def _called_once_with_the_cost(routine: RoutineProfile, edge: EdgeTotals) -> bool:
+    """The routine calls the callee at most once per activation, and those
+    calls hold at least SINGLE_CALL_SHARE of its inclusive cost (module
+    docstring)."""
+    return (edge.calls <= routine.calls
+            and edge.inclusive_cost >= SINGLE_CALL_SHARE * routine.cumulative_cost)
 
 
 def source_of(profile: Profile, routine: RoutineProfile, growth_of: GrowthOf,

@@ -101,3 +101,31 @@ def test_plot_draws_the_source_not_its_carrier(tmp_path):
     assert sorted(os.listdir(out)) == [".plot-files", "summary.txt", "work-cost.png",
                                       "work-workload.png"]
     assert "1 after the first 1 in rank.py's order" in proc.stderr
+
+
+def test_a_callee_called_once_per_activation_with_the_cost_carries_whatever_the_fits():
+    """sqlite3's shell runs each statement with one call, and 99.5% of its
+    cost is in it; its sizes hold the shell's own state as well, so the
+    join's quadratic reads n^3 in the shell's sizes and n^2 in the callee's:
+    the callee still carries it. A callee called more than once per
+    activation is held to the growth comparison (a loop of n calls of a
+    linear routine is itself quadratic), and so is one below
+    SINGLE_CALL_SHARE of the caller's cost."""
+    def growth(r):
+        return {"shell": 3.0, "statement": 2.0}[r.name]
+
+    def shell(calls_per_activation, statement_cost):
+        routines = {(OBJ, "shell"): profile.RoutineProfile((OBJ, "shell"), "shell", "shell", OBJ,
+                                                           calls=21, self_cost=100,
+                                                           cumulative_cost=1000),
+                    (OBJ, "statement"): routine("statement", statement_cost)}
+        edge = profile.EdgeTotals(21 * calls_per_activation, statement_cost)
+        return profile.Profile([], [], "bb", 4, True, "all", 1000, routines,
+                               calls={((OBJ, "shell"), (OBJ, "statement")): edge})
+
+    p = shell(1, 995)
+    assert carriers.carrier_of(p, p.routines[(OBJ, "shell")], growth) is p.routines[(OBJ, "statement")]
+    p = shell(2, 995)
+    assert carriers.carrier_of(p, p.routines[(OBJ, "shell")], growth) is None
+    p = shell(1, int(1000 * carriers.SINGLE_CALL_SHARE) - 1)
+    assert carriers.carrier_of(p, p.routines[(OBJ, "shell")], growth) is None
