@@ -23,11 +23,10 @@ callee C when
   up, and a quadratic in the rows reads as n^3 in its sizes and n^2 in
   its callee's. The growth comparison is kept for callers that call C
   more often (a loop of n calls of a linear C is itself the source of
-  quadratic growth), and for a caller whose own fit is confident: its
-  cost function is then the better description of the work, when the
-  callee's points are harder to fit (lua's `sort`, confident n log n,
-  calls the recursive quicksort `auxsort` once, whose activations of
-  all depths mix in its points).
+  quadratic growth), and for a caller whose own fit is confident: a
+  confident fit is evidence that the two grow apart, and the rule is
+  for fits that cannot tell (sqlite3's statement loop: 7 sizes spanning
+  2.2x).
 
 Of such callees the one with the largest share carries R. The *source* of
 R's growth follows the carriers down until a routine that no callee

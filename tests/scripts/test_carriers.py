@@ -114,8 +114,7 @@ def test_a_callee_called_once_per_activation_with_the_cost_carries_whatever_the_
     activation is held to the growth comparison (a loop of n calls of a
     linear routine is itself quadratic), and so is one below
     SINGLE_CALL_SHARE of the caller's cost, and so is a caller whose own
-    fit is confident (lua's sort, n log n, calls its recursive quicksort
-    once, whose points mix the activations of every depth)."""
+    fit is confident (evidence that the two grow apart)."""
     def growth(r):
         return {"shell": 3.0, "statement": 2.0}[r.name]
 
