@@ -12,7 +12,21 @@ callee C when
   (the call graph's `call` records: the inclusive cost of C's activations
   called from R), and
 - C's own cost function grows at least about as fast as R's (its growth
-  exponent is at most DISTINCT_GROWTH below R's: fit.py's scale).
+  exponent is at most DISTINCT_GROWTH below R's: fit.py's scale), or R's
+  fit is inconclusive and R calls C at most once per activation, those
+  calls holding at least SINGLE_CALL_SHARE of R's inclusive cost. One
+  call does not multiply C's cost: R then costs what C does and a little
+  more, and where their fits differ it is by the sizes each one reads,
+  not by growth. A caller that reads a fixed state besides what it hands
+  down (a shell's statement loop, whose input holds the shell's own
+  state, 1,200 cells more than the statement's) has its sizes shifted
+  up, and a quadratic in the rows reads as n^3 in its sizes and n^2 in
+  its callee's. The growth comparison is kept for callers that call C
+  more often (a loop of n calls of a linear C is itself the source of
+  quadratic growth), and for a caller whose own fit is confident: a
+  confident fit is evidence that the two grow apart, and the rule is
+  for fits that cannot tell (sqlite3's statement loop: 7 sizes spanning
+  2.2x).
 
 Of such callees the one with the largest share carries R. The *source* of
 R's growth follows the carriers down until a routine that no callee
@@ -21,22 +35,29 @@ carries. Reports without call records (version < 3) have no carriers.
 from typing import Callable, Dict, Optional
 
 from .fit import DISTINCT_GROWTH
-from .profile import Profile, RoutineKey, RoutineProfile
+from .profile import EdgeTotals, Profile, RoutineKey, RoutineProfile
 
-__all__ = ["CARRIED_SHARE", "carrier_of", "source_of"]
+__all__ = ["CARRIED_SHARE", "SINGLE_CALL_SHARE", "carrier_of", "source_of"]
 
 CARRIED_SHARE = 0.5     # of the caller's inclusive cost, in calls to one callee
+SINGLE_CALL_SHARE = 0.9  # ... when called at most once per activation: carried, whatever the fits
 _MAX_DEPTH = 64         # carriers followed down (call chains are rarely deeper)
 
 # A routine's fitted growth exponent, or None when it cannot be fitted.
 GrowthOf = Callable[[RoutineProfile], Optional[float]]
+# Whether a routine's fit is confident (fit.FitResult.conclusive).
+ConclusiveOf = Callable[[RoutineProfile], bool]
 
 
-def carrier_of(profile: Profile, routine: RoutineProfile,
-               growth_of: GrowthOf) -> Optional[RoutineProfile]:
+def _never(routine: RoutineProfile) -> bool:
+    return False
+
+
+def carrier_of(profile: Profile, routine: RoutineProfile, growth_of: GrowthOf,
+               conclusive_of: ConclusiveOf = _never) -> Optional[RoutineProfile]:
     """The callee that carries the routine's growth, or None (module
     docstring). growth_of is called for the routine and for at most its
-    callees above CARRIED_SHARE."""
+    callees above CARRIED_SHARE, conclusive_of for the routine."""
     if routine.cumulative_cost <= 0:
         return None
     _, callees = profile.callers_and_callees(routine.key)
@@ -48,17 +69,27 @@ def carrier_of(profile: Profile, routine: RoutineProfile,
     own = growth_of(routine)
     if own is None:
         return None
-    for key, _ in heavy:   # by decreasing inclusive cost
+    for key, edge in heavy:   # by decreasing inclusive cost
         callee = profile.routines[key]
         growth = growth_of(callee)
-        if growth is not None and growth >= own - DISTINCT_GROWTH:
+        if growth is not None and (growth >= own - DISTINCT_GROWTH
+                                   or (_called_once_with_the_cost(routine, edge)
+                                       and not conclusive_of(routine))):
             return callee
     return None
 
 
+def _called_once_with_the_cost(routine: RoutineProfile, edge: EdgeTotals) -> bool:
+    """The routine calls the callee at most once per activation, and those
+    calls hold at least SINGLE_CALL_SHARE of its inclusive cost (module
+    docstring)."""
+    return (edge.calls <= routine.calls
+            and edge.inclusive_cost >= SINGLE_CALL_SHARE * routine.cumulative_cost)
+
+
 def source_of(profile: Profile, routine: RoutineProfile, growth_of: GrowthOf,
-              known: Optional[Dict[RoutineKey, RoutineProfile]] = None) \
-        -> Optional[RoutineProfile]:
+              known: Optional[Dict[RoutineKey, RoutineProfile]] = None,
+              conclusive_of: ConclusiveOf = _never) -> Optional[RoutineProfile]:
     """The routine at the bottom of the chain of carriers below `routine`
     (None when no callee carries it). `known` caches the carriers found
     across calls (not the routines without one: most routines, cheap to
@@ -69,7 +100,7 @@ def source_of(profile: Profile, routine: RoutineProfile, growth_of: GrowthOf,
     for _ in range(_MAX_DEPTH):
         below = known.get(current.key)
         if below is None:
-            below = carrier_of(profile, current, growth_of)
+            below = carrier_of(profile, current, growth_of, conclusive_of)
             if below is not None:
                 known[current.key] = below
         if below is None or below.key in seen:

@@ -887,7 +887,59 @@ class _Prepared:
                 self.doubts.append(f"two regimes: {self.left_out} of {len(n)} points at least "
                                    f"{ENVELOPE_DROP:g}x cheaper than at a smaller size")
                 self.left_out = 0
-        self.n, self.y = n, y
+        self._leave_out_lower_regime(n, y, min_distinct)
+
+    def _leave_out_lower_regime(self, n: List[float], y: List[float], min_distinct: int) -> None:
+        """Fits the points from the regime jump on (_regime_start), when
+        there is one, with a note; the others as they are."""
+        start = _regime_start(n, y, min_distinct)
+        below = 0 if start is None else sum(1 for v in n if v < start)
+        if below:
+            points = "the point below costs" if below == 1 else f"the {below} points below cost"
+            self.notes.append(f"fitted from size {number(start, ',.0f')} on: {points} at least "
+                              f"{GROWTH_RATIO:g}x less and rise more steeply than n^{K_RANGE[1]:g} "
+                              "to it (another regime)")
+            self.left_out += below
+            n, y = zip(*[(a, b) for a, b in zip(n, y) if a >= start])
+        self.n, self.y = list(n), list(y)
+
+
+def _regime_start(n: List[float], y: List[float], min_distinct: int) -> Optional[float]:
+    """The first size of the upper regime when the points jump from one
+    regime to another, else None. A jump lies between two clusters of sizes
+    (evidence.size_clusters) where every point above costs at least
+    GROWTH_RATIO times the most any point below costs, and rises from it
+    more steeply than the steepest model of the family (slope K_RANGE[1]
+    on the log-log scale, from the largest size below to the smallest
+    above): no cost function of the family joins the two, they are other
+    work (sqlite3VdbeExec: CREATE and INSERT statements of 257 to 431
+    cells and 549 to 1,655 basic blocks, then the joins from 774 cells and
+    613,842 blocks). The highest jump that leaves min_distinct sizes
+    above it; the upper envelope leaves out the cheaper paths at larger
+    sizes, this the cheaper work at smaller ones."""
+    lowest = min(y)
+    if max(y) < GROWTH_RATIO * lowest or lowest <= 0.0:
+        return None
+    points = sorted(zip(n, y))
+    above_min = [0.0] * len(points)     # the cheapest point from each one on
+    cheapest = math.inf
+    for i in range(len(points) - 1, -1, -1):
+        cheapest = min(cheapest, points[i][1])
+        above_min[i] = cheapest
+    start, cluster_start, below_max = None, points[0][0], 0.0
+    distinct_above = len({v for v, _ in points})
+    for i, (size, cost) in enumerate(points):
+        previous = points[i - 1][0] if i else None
+        if i and size != previous:
+            distinct_above -= 1
+            if size > cluster_start * evidence.CLUSTER_GAP:
+                cluster_start = size
+                if (distinct_above >= min_distinct and previous > 0.0
+                        and above_min[i] >= GROWTH_RATIO * below_max
+                        and math.log(above_min[i] / below_max) / math.log(size / previous) > K_RANGE[1]):
+                    start = size
+        below_max = max(below_max, cost)
+    return start
 
 
 def _result(prepared: _Prepared, fits: List[Fit], integer: bool, clusters: float) -> FitResult:
@@ -1022,6 +1074,9 @@ def fit_points(sizes: Sequence[float], costs: Sequence[float],
     - points off the upper envelope (upper_envelope: a cheaper path) are
       left out when at least min_distinct sizes remain (result.left_out,
       a note); otherwise all are fitted and the two regimes are a doubt;
+    - points below a jump to another regime (_regime_start: cheaper work
+      at smaller sizes, which no model of the family joins to the points
+      above) are left out when min_distinct sizes remain above it (a note);
     - when the cost rises at least GROWTH_RATIO times from the smallest
       third of the sizes to the largest, the constant model is not a
       candidate (a note says so);

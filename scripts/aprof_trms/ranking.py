@@ -104,6 +104,15 @@ def _growth_of(results: dict, metric: str, statistic: str):
     return growth_of
 
 
+def _conclusive_of(results: dict):
+    """conclusive_of for carriers.py, from the fits _growth_of keeps
+    (it has fitted every routine asked of it first)."""
+    def conclusive_of(routine) -> bool:
+        result = results.get(routine.key)
+        return result is not None and result.conclusive
+    return conclusive_of
+
+
 def rank_routines(profile: aprof_profile.Profile, routines: Sequence, metric: str = "trms",
                   statistic: str = "max", scale: float = DEFAULT_SCALE,
                   short: bool = False, find_carriers: bool = True) -> List[Row]:
@@ -135,13 +144,15 @@ def rank_routines(profile: aprof_profile.Profile, routines: Sequence, metric: st
     predicted_total = max([profile.total_cost + sum(row.routine.self_cost * (row.growth_factor - 1)
                                                     for row in confident)]
                           + [row.routine.cumulative_cost * row.growth_factor for row in confident]) or 1
-    growth_of = _growth_of({row.routine.key: row.result for row in fitted}, metric, statistic)
+    results = {row.routine.key: row.result for row in fitted}
+    growth_of = _growth_of(results, metric, statistic)
     known: dict = {}
     for row in fitted:
         row.predicted_share = min(100.0, 100.0 * row.routine.cumulative_cost * row.growth_factor
                                   / predicted_total)
         if find_carriers:
-            row.source = carriers.source_of(profile, row.routine, growth_of, known)
+            row.source = carriers.source_of(profile, row.routine, growth_of, known,
+                                            _conclusive_of(results))
         row.reason = _reason(row, scale, short)
     fitted.sort(key=lambda row: (row.source is not None, not row.conclusive, -row.predicted_share,
                                  -row.share, row.routine.name))

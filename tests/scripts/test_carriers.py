@@ -7,7 +7,10 @@
 """On a key-value server the event loop, the request reader and the
 dispatcher ranked above the routine that does the growing work; on an
 interpreter, the interpreter loop above the sort."""
+import math
 import os
+
+import pytest
 
 import synthetic
 from aprof_trms import carriers, profile, rank, ranking
@@ -101,3 +104,61 @@ def test_plot_draws_the_source_not_its_carrier(tmp_path):
     assert sorted(os.listdir(out)) == [".plot-files", "summary.txt", "work-cost.png",
                                       "work-workload.png"]
     assert "1 after the first 1 in rank.py's order" in proc.stderr
+
+
+def test_a_callee_called_once_per_activation_with_the_cost_carries_whatever_the_fits():
+    """sqlite3's shell runs each statement with one call, and 99.5% of its
+    cost is in it; its sizes hold the shell's own state as well, so the
+    join's quadratic reads n^3 in the shell's sizes and n^2 in the callee's:
+    the callee still carries it. A callee called more than once per
+    activation is held to the growth comparison (a loop of n calls of a
+    linear routine is itself quadratic), and so is one below
+    SINGLE_CALL_SHARE of the caller's cost, and so is a caller whose own
+    fit is confident (evidence that the two grow apart)."""
+    def growth(r):
+        return {"shell": 3.0, "statement": 2.0}[r.name]
+
+    def shell(calls_per_activation, statement_cost):
+        routines = {(OBJ, "shell"): profile.RoutineProfile((OBJ, "shell"), "shell", "shell", OBJ,
+                                                           calls=21, self_cost=100,
+                                                           cumulative_cost=1000),
+                    (OBJ, "statement"): routine("statement", statement_cost)}
+        edge = profile.EdgeTotals(21 * calls_per_activation, statement_cost)
+        return profile.Profile([], [], "bb", 4, True, "all", 1000, routines,
+                               calls={((OBJ, "shell"), (OBJ, "statement")): edge})
+
+    p = shell(1, 995)
+    assert carriers.carrier_of(p, p.routines[(OBJ, "shell")], growth) is p.routines[(OBJ, "statement")]
+    p = shell(2, 995)
+    assert carriers.carrier_of(p, p.routines[(OBJ, "shell")], growth) is None
+    p = shell(1, int(1000 * carriers.SINGLE_CALL_SHARE) - 1)
+    assert carriers.carrier_of(p, p.routines[(OBJ, "shell")], growth) is None
+    p = shell(1, 995)
+    shell_routine = p.routines[(OBJ, "shell")]
+
+    def confident(r):
+        return r is shell_routine
+    assert carriers.carrier_of(p, shell_routine, growth, confident) is None
+    assert carriers.source_of(p, shell_routine, growth, None, confident) is None
+    assert carriers.source_of(p, shell_routine, growth) is p.routines[(OBJ, "statement")]
+
+
+@pytest.mark.parametrize("count", [7, 12])
+def test_rank_carries_a_single_call_by_the_callee_unless_the_caller_fit_is_confident(tmp_path, count):
+    """The shell runs each statement with one call; its sizes are the
+    square root of the statement's (times 10), so it fits n^2 where the
+    statement fits n. With 7 sizes the shell's fit is inconclusive and
+    the statement carries it; with 12 it is confident, and stays a
+    source of its own."""
+    statement_sizes = synthetic.sizes(count, 64)
+    path = synthetic.write_report(tmp_path / "r", [
+        synthetic.Routine("shell", lambda t: 1.05 * (40 * (t / 10) ** 2 + 100),
+                          [int(10 * math.sqrt(s)) for s in statement_sizes]),
+        synthetic.Routine("statement", lambda n: 40 * n + 100, statement_sizes, caller="shell"),
+    ])
+    p = profile.load_profile([path])
+    rows = {row.routine.name: row for row in ranking.rank_routines(p, list(p.routines.values()))}
+    shell = rows["shell"]
+    assert shell.growth - rows["statement"].growth > 0.5
+    assert shell.conclusive == (count >= 8)
+    assert (shell.source is None) == shell.conclusive, shell.reason

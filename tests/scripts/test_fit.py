@@ -286,6 +286,48 @@ def test_two_regimes_without_enough_envelope_points_is_a_doubt():
     assert not result.conclusive
 
 
+# sqlite3VdbeExec's shape (issue 27): statements that create and fill the
+# tables, cheap, at the smallest sizes; then the joins, quadratic.
+STATEMENTS = ([257, 307, 358, 396, 425], [689, 549, 628, 1105, 1179])
+JOINS = [774, 900, 1025, 1292, 1678, 2200, 2935]
+
+
+def test_a_jump_to_another_regime_is_fitted_from_the_jump_on():
+    sizes = STATEMENTS[0] + JOINS
+    costs = STATEMENTS[1] + [5.0 * n * n for n in JOINS]
+    result = af.fit_points(sizes, costs)
+    assert result.best.model == "n^2", [(f.model, f.criterion) for f in result.candidates]
+    assert result.sizes == JOINS and result.left_out == 5
+    assert any(n.startswith("fitted from size 774 on: the 5 points below cost at least 100x less")
+               for n in result.notes), result.notes
+    # memcpy under Valgrind: 0.03 blocks per cell up to 2047 cells, then
+    # one per byte (rep movsb): the large copies are linear.
+    small, large = list(range(8, 2048, 7)), [2735, 5467, 16801, 61617, 140617]
+    result = af.fit_points(small + large, [5 + 0.03 * n for n in small] + [4 * n for n in large])
+    assert result.sizes == large and result.best.model == "n", result.best
+
+
+@pytest.mark.parametrize("why", ["steep but joined", "too few above", "less than 100x"])
+def test_what_is_not_a_jump_to_another_regime(why):
+    """A quadratic rising 100x across a gap of 10x in its sizes (slope 2,
+    not steeper than the family's steepest model); a jump with fewer than
+    5 sizes above it; a step steeper than n^4 where the points above do
+    not all cost 100x more."""
+    if why == "steep but joined":
+        sizes = [10, 15, 20, 30, 40, 400, 600, 800, 1000, 1300]
+        costs = [n * n for n in sizes]
+    elif why == "too few above":
+        sizes = STATEMENTS[0] + JOINS[-4:]
+        costs = STATEMENTS[1] + [5.0 * n * n for n in JOINS[-4:]]
+    else:
+        sizes = STATEMENTS[0] + JOINS
+        costs = STATEMENTS[1] + [500.0 * n for n in JOINS]   # 387,000 to 1,467,500: 327x
+        costs[len(STATEMENTS[0])] = 99 * max(STATEMENTS[1])
+    result = af.fit_points(sizes, costs)
+    assert len(result.sizes) == len(sizes), result.notes
+    assert not any("another regime" in n for n in result.notes)
+
+
 def test_growth_by_orders_of_magnitude_is_never_constant():
     """The shape of issue 10's sqlite3_step: cheap calls, then a few that
     cost up to 84,523,084 basic blocks; a constant fits the many cheap points
@@ -334,9 +376,11 @@ def test_fits_of_the_class_meet_the_largest_sizes(model):
 def test_a_steeper_regime_at_the_largest_sizes_is_a_doubt():
     # memcpy under Valgrind: 0.03 blocks per cell up to 2047 cells, then one
     # block per byte (rep movsb) on a few large copies. Relative least squares
-    # follow the 300 small sizes and pass far below the large ones.
+    # follow the 300 small sizes and pass far below the large ones. (With 5
+    # large sizes, the jump is another regime and they are fitted by
+    # themselves: test_a_jump_to_another_regime_is_fitted_from_the_jump_on.)
     small = list(range(8, 2048, 7))
-    large = [2735, 5467, 16801, 61617, 140617]
+    large = [5467, 16801, 61617, 140617]
     sizes = small + large
     costs = [5 + 0.03 * n for n in small] + [4 * n for n in large]
     result = af.fit_points(sizes, costs)
