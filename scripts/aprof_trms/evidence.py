@@ -23,7 +23,10 @@ from the points alone:
 - growth_factor(): how much a fit predicts the cost to grow when the input
   grows k-fold beyond the largest size, following the points' slope when
   the model is steeper there than they are (a term the data do not show
-  does not extrapolate).
+  does not extrapolate);
+- input_fixed_across_processes(): whether a routine's largest input stays
+  the same in every process of a profile whose processes' costs grow
+  (one process per input: its input is not the program's).
 
 fit.py uses them to decide whether a fit is conclusive; rank.py's
 prediction and regress.py's gate follow from there. numpy from Debian.
@@ -33,12 +36,19 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["CLUSTER_GAP", "TAIL_CLUSTERS", "SLOPE_TOLERANCE", "size_clusters", "size_span",
-           "tail_slope", "local_slope", "growth_factor"]
+__all__ = ["CLUSTER_GAP", "TAIL_CLUSTERS", "SLOPE_TOLERANCE", "FIXED_INPUT_SPAN",
+           "PROCESS_COST_SPAN", "MIN_PROCESSES", "size_clusters", "size_span", "tail_slope",
+           "local_slope", "growth_factor", "input_fixed_across_processes"]
 
 CLUSTER_GAP = 1.15      # sizes within this factor of a cluster's first size join it
 TAIL_CLUSTERS = 3       # clusters the tail slope is measured on (at least)
 SLOPE_TOLERANCE = 0.35  # a model's local slope this far from the points' disagrees with them
+# A routine whose largest input spans less than FIXED_INPUT_SPAN over at
+# least MIN_PROCESSES processes whose costs span PROCESS_COST_SPAN or more
+# does not grow with the program's input.
+FIXED_INPUT_SPAN = 1.5
+PROCESS_COST_SPAN = 10.0
+MIN_PROCESSES = 3
 _MAX_TAIL_POINTS = 200  # points of the tail the slope is measured on (evenly sampled)
 
 
@@ -121,3 +131,26 @@ def growth_factor(predict, largest: float, scale: float, points_slope: Optional[
         return scale ** max(points_slope, 0.0), True
     at = np.asarray(predict([largest, largest * scale]), dtype=float)
     return (float(at[1] / at[0]) if at[0] > 0 else float("inf")), False
+
+
+def input_fixed_across_processes(per_process: Sequence[Tuple[int, int]]) -> Optional[str]:
+    """per_process: (the process's total cost, the routine's largest input
+    size in it) of each process (report) where the routine ran. When the
+    processes' costs span PROCESS_COST_SPAN or more and the routine's
+    largest input does not follow (it spans less than FIXED_INPUT_SPAN),
+    the routine's input is not the program's, and its points' growth is
+    variation within each process (GNU sed's per-line substitution: a line
+    and the parts of the compiled regex it consults, 1,016 to 1,072 cells
+    at most in each of 10 processes over files of 8 KB to 2 MB), not growth
+    with the input: the doubt that says so, else None."""
+    if len(per_process) < MIN_PROCESSES:
+        return None
+    costs = [cost for cost, _ in per_process]
+    largest = [size for _, size in per_process]
+    if min(costs) <= 0 or min(largest) <= 0 or max(costs) < PROCESS_COST_SPAN * min(costs):
+        return None
+    if max(largest) >= FIXED_INPUT_SPAN * min(largest):
+        return None
+    return (f"its largest input is {min(largest)} to {max(largest)} cells in each of "
+            f"{len(per_process)} processes whose cost spans {max(costs) / min(costs):.0f}x: "
+            "it does not grow with the program's input")

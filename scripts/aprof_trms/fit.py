@@ -1163,8 +1163,23 @@ def _fit_routines_by_metric(routines: Sequence, metrics: Sequence[str], statisti
             distinct = len(point_sets[j * len(routines) + i][0])
             if distinct < MIN_DISTINCT_SIZES:   # named, as fit_routine says it
                 mine[i] = NotEnoughPoints(distinct, MIN_DISTINCT_SIZES, f"{r.name} ({metric})")
+            elif isinstance(mine[i], FitResult):
+                _doubt_fixed_input(mine[i], r, metric)
         out[metric] = mine
     return out
+
+
+def _doubt_fixed_input(result: FitResult, routine, metric: str) -> None:
+    """Adds the doubt of a routine whose largest input is the same in every
+    process while the processes' costs grow (evidence.py): its growth is not
+    the program's. A result fitted once for TRMS and RMS gets it once."""
+    column = 1 if metric == "trms" else 2
+    doubt = evidence.input_fixed_across_processes(
+        [(entry[0], entry[column]) for entry in getattr(routine, "per_process", ())])
+    if doubt and doubt not in result.prior_doubts:
+        result.prior_doubts = result.prior_doubts + [doubt]
+        if result.judged is not None:
+            result.judged = result.judged + [doubt]
 
 
 def fit_routine(routine, metric: str = "trms", statistic: str = "max") -> FitResult:

@@ -178,6 +178,10 @@ class PointMap(Mapping):
     def __iter__(self) -> Iterator[int]:
         return iter(self._sizes)
 
+    def largest(self) -> int:
+        """The largest size (0 when empty)."""
+        return max(self._sizes, default=0)
+
     def _row(self, size: int) -> int:
         if self._rows is not None:
             return self._rows[size]
@@ -286,6 +290,10 @@ class RoutineProfile:
     cumulative_cost: int = 0  # outermost activations only
     trms: Dict[int, Point] = dataclasses.field(default_factory=dict)
     rms: Dict[int, Point] = dataclasses.field(default_factory=dict)
+    # (the report's total cost, the routine's largest TRMS, its largest RMS)
+    # of each report where it has points: does its input grow with the
+    # program's (evidence.input_fixed_across_processes)?
+    per_process: List[Tuple[int, int, int]] = dataclasses.field(default_factory=list)
 
     def points(self, metric: str) -> Dict[int, Point]:
         """{input size: Point} for metric 'trms' or 'rms'."""
@@ -584,7 +592,8 @@ class _Merger:
         self.processes.append(_Process(rep.path, os.path.basename(h.command[0]) if h.command else "",
                                        h.pid, h.ppid))
         self.kernel_writes_unseen.update(dict.fromkeys(rep.header.kernel_writes_unseen))
-        self.total_cost += sum(t.total_cost for t in rep.threads.values())
+        report_cost = sum(t.total_cost for t in rep.threads.values())
+        self.total_cost += report_cost
         routines = self.routines
         keys = keys_of(rep)
         for rid, key in keys.items():
@@ -605,6 +614,7 @@ class _Merger:
         self.add_contexts(rep, keys)
         for rid, (trms, rms) in points.of.items():
             rp = routines[keys[rid]]
+            rp.per_process.append((report_cost, trms.largest(), rms.largest()))
             if not rp.trms and not rp.rms:   # the routine's first report: take its points
                 rp.trms, rp.rms = trms, rms
                 continue
