@@ -19,7 +19,9 @@ Debian strips its binaries: a program's own static functions appear as
 `0x…@object`, so the expected answers are mostly about classes of growth
 (the exponent of the fitted model, rank.py's `growth` column: 1 for n, about
 1.15 for n log n, 2 for n^2) and about plumbing that must not come first
-(visible when it is an exported symbol).
+(visible when it is an exported symbol). A first row that has a symbol must
+also be a routine a reader names (`top_names`: the algorithm's, not a
+start-up routine, the allocator or a garbage collector).
 """
 import dataclasses
 import os
