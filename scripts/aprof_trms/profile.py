@@ -179,8 +179,10 @@ class PointMap(Mapping):
         return iter(self._sizes)
 
     def largest(self) -> int:
-        """The largest size (0 when empty)."""
-        return max(self._sizes, default=0)
+        """The largest size (0 when empty): the last one once compact (sorted)."""
+        if not self._sizes:
+            return 0
+        return self._sizes[-1] if self._rows is None else max(self._sizes)
 
     def _row(self, size: int) -> int:
         if self._rows is not None:
