@@ -109,10 +109,11 @@ def is_plumbing(name: str, expected: corpus.Expected) -> bool:
 def is_reader_named(name: str, expected: corpus.Expected) -> bool:
     """Whether a reader of the program's source would name this routine as
     where the cost grows. A routine named by address (`0x…@object`, a
-    stripped binary's) cannot be told by its name: it is judged by its
+    stripped binary's) cannot be told by its name, nor any routine of a
+    program whose expected answer names none: they are judged by their
     growth alone."""
-    return name.startswith("0x") or any(fnmatch.fnmatchcase(name, pattern)
-                                        for pattern in expected.top_names)
+    return name.startswith("0x") or not expected.top_names or \
+        any(fnmatch.fnmatchcase(name, pattern) for pattern in expected.top_names)
 
 
 def growth_of(row: Dict[str, str]) -> float:
