@@ -10,18 +10,10 @@
 #include "options.h"
 #include "runtime_hooks.h"
 #include "string_instruction.h"
-#include "tool_state.h"
 
 namespace aprof {
 
 namespace {
-
-// Reads of up to this many cells (aligned) are decided inline
-// (--inline-reads); a wider one has more slots to load than a call costs.
-constexpr u32 kMaxInlineCells = 4;
-// The slots generated code reads for a read it cannot decide inline: never
-// accessed, so below any fence (a first read must reach the engine).
-constexpr Timestamp kUnaccessed[kMaxInlineCells] = {};
 
 ExitKind KindOfJump(IRJumpKind jk) {
   switch (jk) {
@@ -40,7 +32,6 @@ class SuperblockInstrumenter {
         cell_bytes_(TheOptions().memory_resolution),
         write_hook_(TheOptions().input_sources ? &OnWriteTagged : &OnWrite),
         wide_write_hook_(TheOptions().input_sources ? &OnWriteWideTagged : &OnWriteWide),
-        inline_reads_(TheOptions().inline_reads),
         rep_element_bytes_(RepStringIteration(in)) {
     u32 side_exits = 0;
     for (Int i = 0; i < in->stmts_used; ++i) side_exits += in->stmts[i]->tag == Ist_Exit;
@@ -155,18 +146,6 @@ class SuperblockInstrumenter {
   }
 
   static IRExpr* AddressOf(const void* p) { return mkIRExpr_HWord(reinterpret_cast<HWord>(p)); }
-  static IRExpr* U64(u64 value) { return IRExpr_Const(IRConst_U64(value)); }
-
-  // A new temporary holding e: flat IR wants atoms as operands.
-  IRExpr* Bind(IRType type, IRExpr* e) {
-    IRTemp t = newIRTemp(out_->tyenv, type);
-    addStmtToIRSB(out_, IRStmt_WrTmp(t, e));
-    return IRExpr_RdTmp(t);
-  }
-  IRExpr* Word(IROp op, IRExpr* a, IRExpr* b) { return Bind(Ity_I64, IRExpr_Binop(op, a, b)); }
-  IRExpr* Bit(IROp op, IRExpr* a, IRExpr* b) { return Bind(Ity_I1, IRExpr_Binop(op, a, b)); }
-  IRExpr* Load(IRType type, IRExpr* address) { return Bind(type, IRExpr_Load(Iend_LE, type, address)); }
-  static IRExpr* Shift(unsigned bits) { return IRExpr_Const(IRConst_U8(bits)); }
 
   // g_pending_cost += amount, inline (a constant, or an atom of the block).
   void AddPendingCost(u32 amount) { AddPendingCostOf(IRExpr_Const(IRConst_U64(amount))); }
@@ -201,76 +180,8 @@ class SuperblockInstrumenter {
     const bool wide = static_cast<u32>(size) > cell_bytes_;
     void (*const hook)(uptr, uptr) = write ? (wide ? wide_write_hook_ : write_hook_)
                                            : (wide ? &OnReadWide : &OnRead);
-    if (!write && !guard && InlinesRead(size)) guard = ReadUndecidedInline(address, size);
     AddCall(write ? (wide ? "aprof_write_wide" : "aprof_write") : (wide ? "aprof_read_wide" : "aprof_read"),
             reinterpret_cast<void*>(hook), mkIRExprVec_2(address, mkIRExpr_HWord(size)), guard);
-  }
-
-  // --- Reads decided inline (--inline-reads) ---
-  // Most reads end at the read fence (Engine::Read, docs/design.md): every
-  // slot of the read's cells at or above the current thread's fence. The
-  // generated code tests that itself, through the current thread's chunk
-  // cache, and calls the read hook only when it cannot tell: a cache miss,
-  // a read across cells or chunks the hook would split, a slot below the
-  // fence.
-  static constexpr uptr kChunkMask = (uptr{1} << ShadowMemory::kChunkAddressBits) - 1;
-  bool InlinesRead(Int size) const {
-    return inline_reads_ && static_cast<u32>(size) <= kMaxInlineCells * cell_bytes_;
-  }
-
-  // A 1-bit atom: whether the read hook must see the read of `size` bytes
-  // at `address` (a 64-bit atom). A read within one cell has one slot; a
-  // wider one (size a multiple of the cell) has size / cell slots from its
-  // first cell on, and one more if it is not aligned: the slot of its last
-  // byte's cell, which for an aligned read is its last slot again.
-  IRExpr* ReadUndecidedInline(IRExpr* address, Int size) {
-    IRExpr* cache = Load(Ity_I64, AddressOf(g_tool.engine->current_chunk_cache_address()));
-    IRExpr* chunk_index = Word(Iop_Shr64, address, Shift(ShadowMemory::kChunkAddressBits));
-    // The entry's offset in the cache, (chunk index mod entries) * entry
-    // size, straight from the address: one shift and one mask.
-    constexpr unsigned kEntryShift = __builtin_ctzll(ShadowMemory::kCacheEntryBytes);
-    IRExpr* entry_offset =
-        Word(Iop_And64, Word(Iop_Shr64, address, Shift(ShadowMemory::kChunkAddressBits - kEntryShift)),
-             U64((ShadowMemory::kCachedChunks - 1) << kEntryShift));
-    IRExpr* entry = Word(Iop_Add64, cache, entry_offset);
-    IRExpr* decidable = Bit(Iop_CmpEQ64, Load(Ity_I64, entry), chunk_index);
-    const bool wide = static_cast<u32>(size) > cell_bytes_;
-    if (wide || size > 1) {  // within one chunk (wide), within one cell (the others)
-      const uptr span_mask = wide ? kChunkMask : cell_bytes_ - 1;
-      IRExpr* last = Word(Iop_Add64, Word(Iop_And64, address, U64(span_mask)), U64(size - 1));
-      decidable = Bit(Iop_And1, decidable, Bit(Iop_CmpLE64U, last, U64(span_mask)));
-    }
-    IRExpr* chunk = Load(Ity_I64, Word(Iop_Add64, entry, U64(ShadowMemory::kCacheEntryChunkOffset)));
-    IRExpr* fence = Load(Ity_I32, AddressOf(g_tool.engine->fence_address()));
-    // Undecidable: the slots read are those of kUnaccessed, below any fence.
-    IRExpr* first = Word(Iop_Add64, chunk, SlotOffset(address));
-    IRExpr* slots = Bind(Ity_I64, IRExpr_ITE(decidable, first, AddressOf(kUnaccessed)));
-    IRExpr* below = nullptr;
-    const u32 cells = wide ? static_cast<u32>(size) / cell_bytes_ : 1;
-    for (u32 i = 0; i < cells; ++i)
-      below = OrBelow(below, Word(Iop_Add64, slots, U64(i * sizeof(Timestamp))), fence);
-    if (wide) {
-      IRExpr* last_byte = Word(Iop_Add64, address, U64(size - 1));
-      IRExpr* last = Word(Iop_Add64, chunk, SlotOffset(last_byte));
-      below = OrBelow(below, Bind(Ity_I64, IRExpr_ITE(decidable, last, AddressOf(kUnaccessed))), fence);
-    }
-    return below;
-  }
-
-  // Where the slot of the cell holding `address` lies in its chunk.
-  IRExpr* SlotOffset(IRExpr* address) {
-    const unsigned shift = __builtin_ctz(cell_bytes_);
-    constexpr unsigned kSlotShift = __builtin_ctz(sizeof(Timestamp));
-    IRExpr* byte = Word(Iop_And64, address, U64(kChunkMask & ~uptr{cell_bytes_ - 1}));
-    if (shift == kSlotShift) return byte;
-    return shift > kSlotShift ? Word(Iop_Shr64, byte, Shift(shift - kSlotShift))
-                              : Word(Iop_Shl64, byte, Shift(kSlotShift - shift));
-  }
-
-  // below, or: the slot at `slot` (an address) is below the fence.
-  IRExpr* OrBelow(IRExpr* below, IRExpr* slot, IRExpr* fence) {
-    IRExpr* this_one = Bit(Iop_CmpLT32U, Load(Ity_I32, slot), fence);
-    return below ? Bit(Iop_Or1, below, this_one) : this_one;
   }
 
   Int SizeOf(IRExpr* e) { return sizeofIRType(typeOfIRExpr(out_->tyenv, e)); }
@@ -403,7 +314,6 @@ class SuperblockInstrumenter {
   // for accesses wider than a cell.
   void (*const write_hook_)(uptr, uptr);
   void (*const wide_write_hook_)(uptr, uptr);
-  const bool inline_reads_;  // --inline-reads
   SuperblockInfo* info_;
   DiEpoch epoch_;
   // Nonzero: this block is one iteration of a rep-prefixed string

@@ -175,7 +175,6 @@ bool ProcessCommandLineOption(const char* arg) {
   } else if (VG_BOOL_CLO(arg, "--input-sources", o.input_sources)) {
   } else if (VG_BOOL_CLO(arg, "--collect-context", o.collect_context)) {
   } else if (VG_BOOL_CLO(arg, "--go-async-preemption", o.go_async_preemption)) {
-  } else if (VG_BOOL_CLO(arg, "--inline-reads", o.inline_reads)) {
   } else if (VG_STR_CLO(arg, "--context-depth", value)) {
     o.context_depth = static_cast<u32>(
         ParseNumber(arg, value, 1, 1000000, "a number from 1 to 1000000 (routines)"));

@@ -32,9 +32,6 @@ struct Options {
   // signal; by default its requests are dropped (instrument.cc).
   bool go_async_preemption = false;
   Timestamp overflow_threshold = kMaxTimestamp;
-  // --inline-reads: the generated code ends the reads it can decide itself
-  // (instrument.cc); no sends every read to the read hooks.
-  bool inline_reads = true;
 };
 
 // The options of this run (valid after command-line processing).

@@ -53,7 +53,7 @@ void Engine::ExitThread(ThreadId tid) {
   while (thread->stack.depth() > 0) CompleteTopActivation(*thread);
   thread->record->live = false;
   stats_.exited_thread_cache_misses += thread->memory.cache_misses();
-  if (current_ == thread) SetCurrent(nullptr);
+  if (current_ == thread) current_ = nullptr;
   live_[tid] = nullptr;
   Delete(thread);
 }
@@ -92,7 +92,7 @@ void Engine::ResetAfterFork(ThreadId survivor) {
   for (ThreadRecord* record : records_) Delete(record);
   records_.clear();
   if (fresh) records_.push_back(fresh);
-  SetCurrent(kept);
+  current_ = kept;
   RaiseHorizon();  // conservative: the fence at the counter is always sound
 }
 
@@ -104,7 +104,7 @@ void Engine::SwitchTo(ThreadId tid) {
     thread = live_[tid];
   }
   Tick();
-  SetCurrent(thread);
+  current_ = thread;
   RaiseHorizon();  // other threads ran: their writes are visible now
 }
 

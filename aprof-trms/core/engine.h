@@ -228,14 +228,6 @@ class Engine {
   bool has_current_thread() const { return current_ != nullptr; }
   size_t current_depth() const { return current_->stack.depth(); }
   Timestamp counter() const { return count_; }
-  // For code generated to decide reads inline (instrument.cc): where the
-  // current thread's fence is, and where the address of its shadow's chunk
-  // cache (ShadowMemory::chunk_cache()) is, which changes when another
-  // thread becomes current. A read whose cells are all in a cached chunk
-  // and whose slots are all at or above the fence ends there, as Read()
-  // and ReadWide() would end it; any other read calls them.
-  const Timestamp* fence_address() const { return &fence_; }
-  const void* const* current_chunk_cache_address() const { return &current_chunk_cache_; }
   const EngineStatistics& statistics() const { return stats_; }
   // Chunk-cache misses (APROF_STATS) of the thread shadows, live or gone,
   // and of the global shadow.
@@ -317,12 +309,6 @@ class Engine {
   // (it was switched in, the kernel wrote, the counter was renumbered):
   // nothing older than the counter can be trusted.
   void RaiseHorizon() { horizon_ = fence_ = count_; }
-  // Every change of the current thread goes through here, so that the
-  // chunk cache published for generated code stays the current thread's.
-  void SetCurrent(LiveThread* thread) {
-    current_ = thread;
-    current_chunk_cache_ = thread ? thread->memory.chunk_cache() : ShadowMemory::EmptyChunkCache();
-  }
   // After the current thread's top activation was popped: its parent's
   // start, or the horizon if later.
   void LowerFenceToTop() {
@@ -439,8 +425,6 @@ class Engine {
   InternalVector<LiveThread*> live_;  // indexed by ThreadId
   InternalVector<ThreadRecord*> records_;
   LiveThread* current_ = nullptr;
-  // current_'s chunk cache, or one that never matches (SetCurrent).
-  const void* current_chunk_cache_ = ShadowMemory::EmptyChunkCache();
   EngineStatistics stats_{};
   bool recording_ = true;
   // --collect-inside: the marked routines, by id; scoped_ after CollectOnlyInside.

@@ -116,15 +116,6 @@ Timestamp* ShadowMemory::TableChunk(uptr chunk_index) const {
   return secondary ? secondary[chunk_index & (kSecondaryEntries - 1)] : nullptr;
 }
 
-const void* ShadowMemory::EmptyChunkCache() {
-  static_assert(sizeof(CachedChunk) == kCacheEntryBytes &&
-                    __builtin_offsetof(CachedChunk, chunk) == kCacheEntryChunkOffset,
-                "the layout chunk_cache() promises");
-  // Constant-initialized (the tool runs no global constructors).
-  static constexpr CachedChunk kNeverMatches[kCachedChunks]{};
-  return kNeverMatches;
-}
-
 bool ShadowMemory::CacheAgreesWithTables() const {
   for (uptr i = 0; i < kCachedChunks; ++i) {
     const CachedChunk& cached = cache_[i];

@@ -41,17 +41,6 @@ class ShadowMemory {
   // Entries of the chunk cache (below), direct-mapped by chunk index.
   static constexpr uptr kCachedChunks = 256;
 
-  // The chunk cache, for code generated to probe it inline (instrument.cc):
-  // kCachedChunks entries of kCacheEntryBytes, entry i holding at offset 0
-  // a chunk index (address >> kChunkAddressBits) whose low bits are i, or a
-  // value no address gives, and at kCacheEntryChunkOffset that chunk's
-  // slots. An entry whose index matches always holds the chunk.
-  static constexpr uptr kCacheEntryBytes = 16;
-  static constexpr uptr kCacheEntryChunkOffset = 8;
-  const void* chunk_cache() const { return cache_; }
-  // A chunk cache in the same layout that never matches (no thread runs).
-  static const void* EmptyChunkCache();
-
   uptr cells_per_chunk() const { return cell_in_chunk_mask_ + 1; }
   // Number of cells in the covered address space.
   uptr cell_limit() const { return kAddressLimit >> shift_; }
