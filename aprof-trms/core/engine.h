@@ -364,9 +364,16 @@ class Engine {
   void ForEachWrittenShadow(uptr first, uptr last, FillSlots fill) {
     fill(current_->memory, count_);
     if (kTagged || options_.track_induced) {
-      if (APROF_LIKELY(global_writes_.IsCached(first) &&
-                       global_writes_.ChunkIndexOf(first) == global_writes_.ChunkIndexOf(last)))
+      const uptr chunk_index = global_writes_.ChunkIndexOf(first);
+      PrivateChunks::Chunk* own_chunk;
+      if (APROF_UNLIKELY(chunk_index != global_writes_.ChunkIndexOf(last)))
+        WriteGlobalUncached(first, last);
+      else if (APROF_LIKELY(global_writes_.IsCached(first)))
         fill(global_writes_, count_);
+      else if ((own_chunk = private_chunks_.Cached(chunk_index)) != nullptr)
+        // The writer's own (its chunk was claimed first), set inline.
+        PrivateChunks::MarkWritten(*own_chunk, first & (global_writes_.cells_per_chunk() - 1),
+                                   last - first + 1);
       else
         WriteGlobalUncached(first, last);
     }

@@ -42,6 +42,13 @@ class PrivateChunks {
     return found ? *found : nullptr;
   }
 
+  // The private chunk of chunk_index if the cache holds it, else null
+  // (private or not): the write path's inline probe.
+  Chunk* Cached(uptr chunk_index) {
+    const CachedChunk& cached = cache_[chunk_index & (kCachedChunks - 1)];
+    return cached.index == chunk_index ? cached.chunk : nullptr;
+  }
+
   // chunk_index (not private) becomes private to owner, nothing written.
   void Create(uptr chunk_index, const void* owner) {
     const size_t bytes = chunk_bytes();
@@ -106,7 +113,7 @@ class PrivateChunks {
   // Writes to a private chunk come here each time (the global shadow's
   // cache holds shared chunks only): recently used private chunks,
   // direct-mapped by chunk index, spare the hash table's probe.
-  static constexpr uptr kCachedChunks = 64;
+  static constexpr uptr kCachedChunks = 256;
   struct CachedChunk {
     uptr index = ~uptr{0};
     Chunk* chunk = nullptr;
