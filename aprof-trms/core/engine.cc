@@ -452,22 +452,30 @@ void Engine::OrphanChunksOf(const LiveThread* thread) {
   });
 }
 
+// A chunk unmapped whole is private to nobody (every shadow gave its chunk
+// back; the next thread to access it claims it again): its bitmap goes.
 void Engine::ForgetPrivateWrites(uptr first, uptr last) {
   const uptr cells_per_chunk = global_writes_.cells_per_chunk();
+  InternalVector<uptr> covered_whole;
   auto forget_in = [&](uptr chunk_index, PrivateChunks::Chunk& chunk) {
     const uptr chunk_first = chunk_index * cells_per_chunk;
+    const uptr chunk_last = chunk_first + cells_per_chunk - 1;
     const uptr from = first > chunk_first ? first : chunk_first;
-    const uptr to = last < chunk_first + cells_per_chunk - 1 ? last : chunk_first + cells_per_chunk - 1;
-    if (from <= to) PrivateChunks::ClearWritten(chunk, from - chunk_first, to - from + 1);
+    const uptr to = last < chunk_last ? last : chunk_last;
+    if (from == chunk_first && to == chunk_last)
+      covered_whole.push_back(chunk_index);
+    else if (from <= to)
+      PrivateChunks::ClearWritten(chunk, from - chunk_first, to - from + 1);
   };
   const uptr first_chunk = global_writes_.ChunkIndexOf(first);
   const uptr last_chunk = global_writes_.ChunkIndexOf(last);
   if (last_chunk - first_chunk >= private_chunks_.ever_private()) {
     private_chunks_.ForEach(forget_in);
-    return;
+  } else {
+    for (uptr chunk_index = first_chunk; chunk_index <= last_chunk; ++chunk_index)
+      if (PrivateChunks::Chunk* chunk = private_chunks_.Find(chunk_index)) forget_in(chunk_index, *chunk);
   }
-  for (uptr chunk_index = first_chunk; chunk_index <= last_chunk; ++chunk_index)
-    if (PrivateChunks::Chunk* chunk = private_chunks_.Find(chunk_index)) forget_in(chunk_index, *chunk);
+  for (uptr chunk_index : covered_whole) private_chunks_.Remove(chunk_index);
 }
 
 }  // namespace aprof
