@@ -4,7 +4,8 @@
 // keyed by input size. It implements the read/write timestamping algorithm
 // of Figures 11-13 of "Multithreaded Input-Sensitive Profiling" (see
 // docs/design.md): a global shadow memory holds the latest write of every
-// cell, a per-thread shadow memory the thread's latest access, and a
+// cell (of memory a second thread or the kernel reached: private_chunks.h),
+// a per-thread shadow memory the thread's latest access, and a
 // per-thread shadow stack the partial input sizes of pending activations.
 //
 // Events other than thread management apply to the current thread (the one
