@@ -82,6 +82,10 @@ void PrintStatistics() {
             Count(g_tool.engine->shadow_bytes()), g_tool.routines->size(),
             g_tool.engine->thread_record_count());
   PrintShadowStatistics(g_tool.engine->shadow_allocator());
+  VG_(dmsg)("aprof-trms: %llu chunks private to one thread (no write times), %llu shared later "
+            "with writes, %llu of them after their owner exited; %llu bytes of their bitmaps now\n",
+            Count(stats.chunks_made_private), Count(stats.private_chunks_shared + stats.orphans_shared),
+            Count(stats.orphans_shared), Count(g_tool.engine->private_chunk_bytes()));
   PrintEventCounters();
   VG_(dmsg)("aprof-trms: %llu cheap and %llu full sanity checks passed\n", Count(g_cheap_checks),
             Count(g_full_checks));

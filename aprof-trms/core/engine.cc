@@ -10,7 +10,8 @@ namespace aprof {
 Engine::Engine(const EngineOptions& options)
     : options_(options),
       shadow_allocator_(options.resolution_shift),
-      global_writes_(shadow_allocator_, ShadowKind::kGlobalWrites) {
+      global_writes_(shadow_allocator_, ShadowKind::kGlobalWrites),
+      private_chunks_(global_writes_.cells_per_chunk()) {
   APROF_CHECK_LE(options.resolution_shift, 4u);
   APROF_CHECK(options.overflow_threshold > kThreadRootTimestamp &&
               options.overflow_threshold <= kMaxTimestamp);
@@ -44,6 +45,7 @@ void Engine::StartThread(ThreadId tid) {
 
   LiveThread* thread = New<LiveThread>(shadow_allocator_);
   thread->record = record;
+  if (options_.track_induced) thread->memory.set_new_chunk_hook(&Engine::OnNewThreadChunk, this);
   live_[tid] = thread;
 }
 
@@ -53,6 +55,7 @@ void Engine::ExitThread(ThreadId tid) {
   while (thread->stack.depth() > 0) CompleteTopActivation(*thread);
   thread->record->live = false;
   stats_.exited_thread_cache_misses += thread->memory.cache_misses();
+  OrphanChunksOf(thread);
   if (current_ == thread) current_ = nullptr;
   live_[tid] = nullptr;
   Delete(thread);
@@ -72,6 +75,7 @@ void Engine::ExitAllThreads() {
 void Engine::ResetAfterFork(ThreadId survivor) {
   for (ThreadId tid = 0; tid < live_.size(); ++tid) {
     if (tid == survivor || !live_[tid]) continue;
+    OrphanChunksOf(live_[tid]);
     Delete(live_[tid]);
     live_[tid] = nullptr;
   }
@@ -299,8 +303,9 @@ template <bool kTagged>
 void Engine::WriteAcrossChunks(uptr address, uptr size) {
   uptr first, last;
   if (!CellRange(address, size, &first, &last)) return;
-  ForEachWrittenShadow<kTagged>(
-      [first, last](ShadowMemory& shadow, Timestamp value) { Fill(shadow, first, last, value); });
+  ForEachWrittenShadow<kTagged>(first, last, [first, last](ShadowMemory& shadow, Timestamp value) {
+    Fill(shadow, first, last, value);
+  });
 }
 template void Engine::WriteAcrossChunks<false>(uptr address, uptr size);
 template void Engine::WriteAcrossChunks<true>(uptr address, uptr size);
@@ -312,6 +317,7 @@ void Engine::KernelWrite(uptr address, uptr size, u32 syscall) {
   if (!options_.track_induced || !CellRange(address, size, &first, &last)) return;
   Tick();
   RaiseHorizon();  // the current thread may read the new data next
+  MakeSharedInRange(first, last);
   Fill(global_writes_, first, last, count_ | kKernelWriteBit);
   if (writer_tags_) Fill(*writer_tags_, first, last, writers_->TagOf({true, 0, syscall}));
 }
@@ -341,6 +347,9 @@ void Engine::CountSource(LiveThread& thread, uptr cell) {
 void Engine::TakeAsAccessedByTop(uptr address, uptr size) {
   uptr first, last;
   if (!CellRange(address, size, &first, &last)) return;
+  // Slots set below the thread's writes would make its reads induced,
+  // which a private chunk cannot say: the write times go to wts first.
+  MakeSharedInRange(first, last);
   Fill(current_->memory, first, last, current_->stack.top().ts);
 }
 
@@ -350,9 +359,123 @@ void Engine::Unmapped(uptr address, uptr size) {
   const uptr end = size > limit - address ? limit - 1 : address + (size - 1);
   const uptr first = address >> options_.resolution_shift, last = end >> options_.resolution_shift;
   global_writes_.Forget(first, last);
+  ForgetPrivateWrites(first, last);
   if (writer_tags_) writer_tags_->Forget(first, last);
   for (LiveThread* thread : live_)
     if (thread) thread->memory.Forget(first, last);
+}
+
+// --- Private chunks ----------------------------------------------------------------
+
+void Engine::WriteGlobalUncached(uptr first, uptr last) {
+  const uptr cells_per_chunk = global_writes_.cells_per_chunk();
+  for (uptr cell = first, count; cell <= last; cell += count) {
+    const uptr in_chunk = cell & (cells_per_chunk - 1);
+    count = last - cell + 1 < cells_per_chunk - in_chunk ? last - cell + 1 : cells_per_chunk - in_chunk;
+    PrivateChunks::Chunk* chunk = private_chunks_.Find(global_writes_.ChunkIndexOf(cell));
+    if (chunk) {
+      // The writer's own chunk was claimed first: a private chunk is its own.
+      APROF_DCHECK(chunk->owner == current_);
+      PrivateChunks::MarkWritten(*chunk, in_chunk, count);
+    } else {
+      FillRun(global_writes_.Slot(cell), count, count_);
+    }
+  }
+}
+
+void Engine::OnNewThreadChunk(void* engine, uptr chunk_index) {
+  static_cast<Engine*>(engine)->ClaimChunk(chunk_index);
+}
+
+// A read of a cell is induced only when a thread other than the reader, or
+// the kernel, wrote it after the reader's latest access. Reads and writes
+// of the owner of a private chunk cannot be; any other thread's first
+// access there makes the chunk shared (a read of a cell the owner wrote is
+// induced), and so does any kernel write (KernelWrite).
+void Engine::ClaimChunk(uptr chunk_index) {
+  if (PrivateChunks::Chunk* chunk = private_chunks_.Find(chunk_index)) {
+    // The owner's own chunk comes back after an unmap gave it away.
+    if (chunk->owner != current_) MakeShared(chunk_index, *chunk);
+    return;
+  }
+  // Written before (by a thread while shared, by an exited owner, by the
+  // kernel): shared for good.
+  if (global_writes_.HasChunk(chunk_index)) return;
+  // Accessed by another live thread (read only, or its writes are in wts).
+  for (const LiveThread* thread : live_)
+    if (thread && thread != current_ && thread->memory.HasChunk(chunk_index)) return;
+  private_chunks_.Create(chunk_index, current_);
+  ++stats_.chunks_made_private;
+}
+
+// The write time of a cell the owner wrote: the owner's slot, its latest
+// access, at or after its latest write, and no other live thread has a
+// slot there to compare it with. An orphan's owner is gone, and so are its
+// slots: the counter now is below no live thread's slot there (none has
+// one) and above 0, which is all any comparison can ask of it.
+void Engine::MakeShared(uptr chunk_index, PrivateChunks::Chunk& chunk) {
+  if (!private_chunks_.NoneWritten(chunk)) {
+    Timestamp* writes = global_writes_.ChunkAt(chunk_index);
+    if (chunk.owner) {
+      LiveThread* owner = const_cast<LiveThread*>(static_cast<const LiveThread*>(chunk.owner));
+      const Timestamp* accesses = owner->memory.FindChunk(chunk_index);
+      APROF_CHECK(accesses != nullptr);
+      private_chunks_.ForEachWritten(chunk, [&](uptr i) { writes[i] = accesses[i]; });
+      ++stats_.private_chunks_shared;
+    } else {
+      private_chunks_.ForEachWritten(chunk, [&](uptr i) { writes[i] = count_; });
+      ++stats_.orphans_shared;
+    }
+  }
+  private_chunks_.Remove(chunk_index);
+}
+
+void Engine::MakeSharedInRange(uptr first, uptr last) {
+  const uptr first_chunk = global_writes_.ChunkIndexOf(first);
+  const uptr last_chunk = global_writes_.ChunkIndexOf(last);
+  if (last_chunk - first_chunk >= private_chunks_.ever_private()) {
+    InternalVector<uptr> covered;
+    private_chunks_.ForEach([&](uptr chunk_index, PrivateChunks::Chunk&) {
+      if (chunk_index >= first_chunk && chunk_index <= last_chunk) covered.push_back(chunk_index);
+    });
+    for (uptr chunk_index : covered) MakeShared(chunk_index, *private_chunks_.Find(chunk_index));
+    return;
+  }
+  for (uptr chunk_index = first_chunk; chunk_index <= last_chunk; ++chunk_index)
+    if (PrivateChunks::Chunk* chunk = private_chunks_.Find(chunk_index))
+      MakeShared(chunk_index, *chunk);
+}
+
+void Engine::OrphanChunksOf(const LiveThread* thread) {
+  private_chunks_.ForEach([thread](uptr, PrivateChunks::Chunk& chunk) {
+    if (chunk.owner == thread) chunk.owner = nullptr;
+  });
+}
+
+// A chunk unmapped whole is private to nobody (every shadow gave its chunk
+// back; the next thread to access it claims it again): its bitmap goes.
+void Engine::ForgetPrivateWrites(uptr first, uptr last) {
+  const uptr cells_per_chunk = global_writes_.cells_per_chunk();
+  InternalVector<uptr> covered_whole;
+  auto forget_in = [&](uptr chunk_index, PrivateChunks::Chunk& chunk) {
+    const uptr chunk_first = chunk_index * cells_per_chunk;
+    const uptr chunk_last = chunk_first + cells_per_chunk - 1;
+    const uptr from = first > chunk_first ? first : chunk_first;
+    const uptr to = last < chunk_last ? last : chunk_last;
+    if (from == chunk_first && to == chunk_last)
+      covered_whole.push_back(chunk_index);
+    else if (from <= to)
+      PrivateChunks::ClearWritten(chunk, from - chunk_first, to - from + 1);
+  };
+  const uptr first_chunk = global_writes_.ChunkIndexOf(first);
+  const uptr last_chunk = global_writes_.ChunkIndexOf(last);
+  if (last_chunk - first_chunk >= private_chunks_.ever_private()) {
+    private_chunks_.ForEach(forget_in);
+  } else {
+    for (uptr chunk_index = first_chunk; chunk_index <= last_chunk; ++chunk_index)
+      if (PrivateChunks::Chunk* chunk = private_chunks_.Find(chunk_index)) forget_in(chunk_index, *chunk);
+  }
+  for (uptr chunk_index : covered_whole) private_chunks_.Remove(chunk_index);
 }
 
 }  // namespace aprof

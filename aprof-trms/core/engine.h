@@ -4,7 +4,8 @@
 // keyed by input size. It implements the read/write timestamping algorithm
 // of Figures 11-13 of "Multithreaded Input-Sensitive Profiling" (see
 // docs/design.md): a global shadow memory holds the latest write of every
-// cell, a per-thread shadow memory the thread's latest access, and a
+// cell (of memory a second thread or the kernel reached: private_chunks.h),
+// a per-thread shadow memory the thread's latest access, and a
 // per-thread shadow stack the partial input sizes of pending activations.
 //
 // Events other than thread management apply to the current thread (the one
@@ -16,6 +17,7 @@
 #include "context_tree.h"
 #include "input_sources.h"
 #include "internal_vector.h"
+#include "private_chunks.h"
 #include "profile_table.h"
 #include "shadow_memory.h"
 #include "shadow_stack.h"
@@ -66,6 +68,11 @@ struct EngineStatistics {
   u64 renumberings;
   u64 unmatched_returns;        // returns with no pending activation
   u64 untracked_access_bytes;   // bytes beyond the 47-bit address space
+  // Private chunks of the global shadow (docs/design.md, "Private chunks"):
+  u64 chunks_made_private;      // chunks a thread claimed alone
+  u64 private_chunks_shared;    // private chunks with writes that became shared:
+                                // write times rebuilt from the owner's slots
+  u64 orphans_shared;           // the same, whose owner had exited
   // Counted with APROF_STATS only (platform.h):
   // Where the reads of cells end (an access over k cells reads k):
   u64 cell_reads;       // every read of a cell
@@ -169,7 +176,8 @@ class Engine {
     uptr first, count;
     if (!WithinOneChunk(address, size, &first, &count))
       return WriteAcrossChunks<kTagged>(address, size);
-    ForEachWrittenShadow<kTagged>([first, count](ShadowMemory& shadow, Timestamp value) {
+    ForEachWrittenShadow<kTagged>(first, first + count - 1, [first, count](ShadowMemory& shadow,
+                                                                       Timestamp value) {
       FillRun(shadow.Slot(first), count, value);
     });
   }
@@ -250,6 +258,8 @@ class Engine {
   // Shadow tables and chunks in use now, and at most so far (bytes).
   u64 shadow_bytes() const { return shadow_allocator_.in_use_bytes(); }
   u64 shadow_peak_bytes() const { return shadow_allocator_.peak_bytes(); }
+  // Bytes of the private chunks' bitmaps and table (statistics).
+  u64 private_chunk_bytes() const { return private_chunks_.bytes(); }
   // Where the shadow goes: bytes by kind, pool counts (statistics).
   const ShadowAllocator& shadow_allocator() const { return shadow_allocator_; }
   // The writers that ThreadProfile::sources() tags refer to (null unless
@@ -341,19 +351,57 @@ class Engine {
     uptr cell;
     if (!WithinOneCell(address, size, &cell)) return WriteCells<kTagged>(address, size);
     ForEachWrittenShadow<kTagged>(
-        [cell](ShadowMemory& shadow, Timestamp value) { *shadow.Slot(cell) = value; });
+        cell, cell, [cell](ShadowMemory& shadow, Timestamp value) { *shadow.Slot(cell) = value; });
   }
   // The one decision of every write path, whatever its width: a write by
   // the current thread sets its own shadow, the global one when induced
   // reads are tracked (always, when sources are: the constructor checks),
   // and the writer tags when sources are tracked. `fill(shadow, value)`
-  // stores `value` in the written cells' slots of `shadow`.
+  // stores `value` in the written cells' slots of `shadow`, cells
+  // [first, last]. The thread's own shadow first: its new chunks are
+  // claimed (ClaimChunk) before the global shadow is looked at, whose
+  // cache holds shared chunks only; the others are written out of line.
   template <bool kTagged, typename FillSlots>
-  void ForEachWrittenShadow(FillSlots fill) {
+  void ForEachWrittenShadow(uptr first, uptr last, FillSlots fill) {
     fill(current_->memory, count_);
-    if (kTagged || options_.track_induced) fill(global_writes_, count_);
+    if (kTagged || options_.track_induced) {
+      const uptr chunk_index = global_writes_.ChunkIndexOf(first);
+      PrivateChunks::Chunk* own_chunk;
+      if (APROF_UNLIKELY(chunk_index != global_writes_.ChunkIndexOf(last)))
+        WriteGlobalUncached(first, last);
+      else if (APROF_LIKELY(global_writes_.IsCached(first)))
+        fill(global_writes_, count_);
+      else if ((own_chunk = private_chunks_.Cached(chunk_index)) != nullptr)
+        // The writer's own (its chunk was claimed first), set inline.
+        PrivateChunks::MarkWritten(*own_chunk, first & (global_writes_.cells_per_chunk() - 1),
+                                   last - first + 1);
+      else
+        WriteGlobalUncached(first, last);
+    }
     if constexpr (kTagged) fill(*writer_tags_, CurrentWriter());
   }
+  // --- Private chunks (private_chunks.h; docs/design.md, "Private chunks") ---
+  // The global shadow's part of a write to cells [first, last] whose chunk
+  // is not in its cache: the owner's bits of a private chunk, the write
+  // times of a shared one.
+  APROF_NOINLINE void WriteGlobalUncached(uptr first, uptr last);
+  // The new-chunk hook of the thread shadows (the current thread's got one).
+  static void OnNewThreadChunk(void* engine, uptr chunk_index);
+  // The current thread accesses chunk_index for the first time: it becomes
+  // private to it if nobody else has accessed or written it, shared if it
+  // was private to another thread.
+  void ClaimChunk(uptr chunk_index);
+  // A private chunk becomes shared: the global shadow gets its write times.
+  void MakeShared(uptr chunk_index, PrivateChunks::Chunk& chunk);
+  // Every private chunk among the chunks of cells [first, last] becomes shared.
+  void MakeSharedInRange(uptr first, uptr last);
+  // The thread leaves: its private chunks become orphans.
+  void OrphanChunksOf(const LiveThread* thread);
+  // Cells [first, last] are forgotten: they are no longer written.
+  void ForgetPrivateWrites(uptr first, uptr last);
+  // The first broken invariant of the private chunks, null if none (sanity
+  // checks; engine_sanity.cc).
+  const char* PrivateChunkInconsistency();
   static void FillRun(Timestamp* slots, uptr count, Timestamp value) {
     for (uptr i = 0; i < count; ++i) slots[i] = value;
   }
@@ -418,6 +466,9 @@ class Engine {
   Timestamp horizon_ = kThreadRootTimestamp;
   ShadowAllocator shadow_allocator_;  // of all shadow memories below: declared first
   ShadowMemory global_writes_;       // wts: latest write by anyone
+  // Chunks of wts that hold no write times: one live thread alone accessed
+  // them (only with induced reads tracked).
+  PrivateChunks private_chunks_;
   // Sources only: WriterTag of the latest write of every cell.
   ShadowMemory* writer_tags_ = nullptr;
   WriterTable* writers_ = nullptr;

@@ -46,6 +46,7 @@ Inconsistency Engine::FindInconsistency(bool walk_shadow) {
     return fail("the global chunk cache disagrees with its tables", nullptr);
   if (writer_tags_ && !writer_tags_->CacheAgreesWithTables())
     return fail("the writer tags' chunk cache disagrees with their tables", nullptr);
+  if (const char* what = PrivateChunkInconsistency()) return fail(what, nullptr);
   if (!walk_shadow) return found;
 
   for (LiveThread* thread : live_) {
@@ -55,6 +56,28 @@ Inconsistency Engine::FindInconsistency(bool walk_shadow) {
   if (!global_writes_.AllSlotsAtMost(kTimeMask, count_))
     return fail("a cell was written after the counter", nullptr);
   return found;
+}
+
+// What makes a private chunk's bitmap enough (docs/design.md, "Private
+// chunks"): no write times in wts, no other live thread with a chunk there,
+// and every cell the owner wrote still accessed by it.
+const char* Engine::PrivateChunkInconsistency() {
+  const char* what = nullptr;
+  private_chunks_.ForEach([&](uptr chunk_index, PrivateChunks::Chunk& chunk) {
+    if (what) return;
+    if (global_writes_.HasChunk(chunk_index)) what = "a private chunk has write times";
+    for (const LiveThread* thread : live_) {
+      if (thread && thread != chunk.owner && thread->memory.HasChunk(chunk_index))
+        what = "another thread accessed a private chunk";
+    }
+    if (what || !chunk.owner) return;
+    LiveThread* owner = const_cast<LiveThread*>(static_cast<const LiveThread*>(chunk.owner));
+    const Timestamp* accesses = owner->memory.FindChunk(chunk_index);
+    private_chunks_.ForEachWritten(chunk, [&](uptr i) {
+      if (!accesses || accesses[i] == 0) what = "a private chunk's owner forgot a cell it wrote";
+    });
+  });
+  return what;
 }
 
 }  // namespace aprof

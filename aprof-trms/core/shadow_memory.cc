@@ -48,6 +48,13 @@ ShadowMemory::UsedSecondary& ShadowMemory::UsedSecondaryOf(uptr primary_index) {
   __builtin_unreachable();
 }
 
+Timestamp* ShadowMemory::NewChunk(uptr chunk_index, Timestamp*& entry) {
+  Timestamp* chunk = entry = AllocateChunk(chunk_index >> kSecondaryBits);
+  cache_[chunk_index & (kCachedChunks - 1)] = {chunk_index, chunk};
+  if (new_chunk_hook_) new_chunk_hook_(new_chunk_context_, chunk_index);
+  return chunk;
+}
+
 Timestamp* ShadowMemory::AllocateChunk(uptr primary_index) {
   ++UsedSecondaryOf(primary_index).chunks;
   allocated_bytes_ += allocator_.chunk_bytes();

@@ -80,6 +80,26 @@ class ShadowMemory {
 
   // Chunk holding the cells of chunk_index (= address >> 16), or null.
   Timestamp* FindChunk(uptr chunk_index) { return ChunkFor(chunk_index, false); }
+  // The same, allocating it if needed.
+  Timestamp* ChunkAt(uptr chunk_index) { return ChunkFor(chunk_index, true); }
+  // Whether the tables hold a chunk for chunk_index (the cache left alone).
+  bool HasChunk(uptr chunk_index) const { return TableChunk(chunk_index) != nullptr; }
+  // Whether the chunk cache holds the (allocated) chunk of a cell: Slot()
+  // then finds it without a table walk or an allocation.
+  bool IsCached(uptr cell) const {
+    const uptr chunk_index = ChunkIndexOf(cell);
+    return cache_[chunk_index & (kCachedChunks - 1)].index == chunk_index;
+  }
+  uptr ChunkIndexOf(uptr cell) const { return cell >> chunk_index_shift_; }
+
+  // Called with the chunk index each time a chunk is allocated (the engine
+  // learns which memory a thread accesses for the first time; no lookup
+  // on the access path).
+  using NewChunkHook = void (*)(void* context, uptr chunk_index);
+  void set_new_chunk_hook(NewChunkHook hook, void* context) {
+    new_chunk_hook_ = hook;
+    new_chunk_context_ = context;
+  }
 
   // Calls fn(chunk_index, slots) for every allocated chunk; slots has
   // cells_per_chunk() entries.
@@ -127,7 +147,7 @@ class ShadowMemory {
     Timestamp*& chunk = secondary[chunk_index & (kSecondaryEntries - 1)];
     if (APROF_UNLIKELY(chunk == nullptr)) {
       if (!allocate) return nullptr;
-      chunk = AllocateChunk(chunk_index >> kSecondaryBits);
+      return NewChunk(chunk_index, chunk);
     }
     cache_[chunk_index & (kCachedChunks - 1)] = {chunk_index, chunk};
     return chunk;
@@ -147,7 +167,9 @@ class ShadowMemory {
   }
   // The tables' chunk of chunk_index, or null, leaving the cache alone.
   Timestamp* TableChunk(uptr chunk_index) const;
-  uptr ChunkIndexOf(uptr cell) const { return cell >> chunk_index_shift_; }
+  // Allocates the chunk of chunk_index into its (empty) table entry, caches
+  // it and calls the new-chunk hook.
+  APROF_NOINLINE Timestamp* NewChunk(uptr chunk_index, Timestamp*& entry);
   Timestamp** AllocateSecondary(uptr primary_index);
   Timestamp* AllocateChunk(uptr primary_index);
   // Forget() within the secondary table of primary_index.
@@ -188,6 +210,8 @@ class ShadowMemory {
   u64 allocated_bytes_ = 0;
   const ShadowKind kind_;
   u64 cache_misses_ = 0;
+  NewChunkHook new_chunk_hook_ = nullptr;
+  void* new_chunk_context_ = nullptr;
 };
 
 }  // namespace aprof

@@ -39,12 +39,15 @@ constexpr int kMinEvents = 200, kEventSpread = 400;
 struct Exercised {
   uint64_t activations = 0, induced_thread = 0, induced_kernel = 0, trms_above_rms = 0;
   uint64_t fence_reads = 0, full_reads = 0;
+  uint64_t made_private = 0, private_shared = 0, orphans_shared = 0, renumberings = 0;
 };
 
 // One trace through the engine and the oracle at resolution `shift`.
-void CheckTrace(const Trace& trace, uint64_t seed, unsigned shift, Exercised* exercised) {
+void CheckTrace(const Trace& trace, uint64_t seed, unsigned shift, Exercised* exercised,
+                Timestamp overflow_threshold = kMaxTimestamp) {
   EngineOptions options;
   options.resolution_shift = shift;
+  options.overflow_threshold = overflow_threshold;
   Engine engine(options);
   const auto from_engine = RunEngine(engine, trace);
   NaiveOracle oracle(shift);
@@ -53,6 +56,10 @@ void CheckTrace(const Trace& trace, uint64_t seed, unsigned shift, Exercised* ex
   ExpectSameActivations(from_engine, from_oracle, trace, seed);
   exercised->fence_reads += engine.statistics().fence_reads;
   exercised->full_reads += engine.statistics().full_reads;
+  exercised->made_private += engine.statistics().chunks_made_private;
+  exercised->private_shared += engine.statistics().private_chunks_shared;
+  exercised->orphans_shared += engine.statistics().orphans_shared;
+  exercised->renumberings += engine.statistics().renumberings;
 
   for (const ObservedActivation& a : from_engine) {
     ++exercised->activations;
@@ -100,6 +107,39 @@ TEST_P(Differential, ReadFenceMatchesNaiveAlgorithm) {
   EXPECT_GT(exercised.fence_reads, 20u * kTracesPerResolution / 2)
       << exercised.full_reads << " reads in ReadCell";
   EXPECT_GT(exercised.induced_thread + exercised.induced_kernel, 2u * kTracesPerResolution);
+}
+
+// Traces where each thread mostly accesses a 64 KiB chunk of its own, which
+// the others reach now and then: chunks private to one thread (write times
+// kept as bits) that a second thread, a kernel write or an unmap reaches
+// later, or whose owner exits first; also with the counter renumbered
+// every few dozen events, which leaves private chunks private.
+constexpr int kPrivateChunkTraces = 200;  // per threshold; each allocates many chunks
+
+TEST_P(Differential, PrivateChunksMatchNaiveAlgorithm) {
+  const unsigned shift = GetParam();
+  TraceShape shape;
+  shape.own_chunk_percent = 70;
+  shape.quiet_percent = 50;
+  for (const Timestamp threshold : {kMaxTimestamp, Timestamp{32}}) {
+    SCOPED_TRACE(threshold);
+    Exercised exercised;
+    for (int i = 0; i < kPrivateChunkTraces; ++i) {
+      const uint64_t seed = 5000011ULL * (shift + 1) + i;
+      std::mt19937_64 rng(seed);
+      shape.events = kMinEvents + static_cast<int>(rng() % kEventSpread);
+      CheckTrace(RandomTrace(rng, shape), seed, shift, &exercised, threshold);
+      if (HasFatalFailure()) return;
+    }
+    EXPECT_GT(exercised.made_private, 2u * kPrivateChunkTraces);
+    // Write times rebuilt from a live owner's slots, and from an exited one's bits.
+    EXPECT_GT(exercised.private_shared, 2u * kPrivateChunkTraces);
+    EXPECT_GT(exercised.orphans_shared, kPrivateChunkTraces / 10u);
+    EXPECT_GT(exercised.induced_thread, 5u * kPrivateChunkTraces);
+    if (threshold != kMaxTimestamp) {
+      EXPECT_GT(exercised.renumberings, 5u * kPrivateChunkTraces);
+    }
+  }
 }
 
 // With induced reads not tracked (--trms=no), every activation's TRMS is its

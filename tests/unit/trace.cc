@@ -141,9 +141,17 @@ Trace RandomTrace(std::mt19937_64& rng, const TraceShape& shape) {
   // the 47-bit address space (accesses there may run past it).
   const uint64_t bases[] = {0x601000, 0x80000000 - shape.address_span / 2,
                             (uint64_t{1} << 47) - shape.address_span};
+  int current = 1;
+  // Thread tid's own chunk (shape.own_chunk_percent).
+  auto own_chunk = [](uint64_t tid) { return 0x10000000 + (tid << 16); };
+  auto random_base = [&]() {
+    if (shape.own_chunk_percent == 0) return bases[pick(3)];
+    if (chance(shape.own_chunk_percent)) return own_chunk(current);
+    return chance(50) ? own_chunk(1 + pick(shape.threads)) : bases[pick(3)];
+  };
   auto random_access = [&](EventKind kind) {
     Event e{kind};
-    e.address = bases[pick(3)] + pick(shape.address_span);
+    e.address = random_base() + pick(shape.address_span);
     static const uint64_t sizes[] = {1, 2, 4, 4, 4, 8, 8, 16, 32};  // 32: AVX vectors
     e.size = sizes[pick(9)];
     if (kind == EventKind::kKernelWrite || kind == EventKind::kKernelRead) e.size = 1 + pick(24);
@@ -163,7 +171,6 @@ Trace RandomTrace(std::mt19937_64& rng, const TraceShape& shape) {
   Trace trace;
   std::vector<int> depth(shape.threads + 1, 0);
   std::vector<bool> live(shape.threads + 1, false);
-  int current = 1;
   trace.push_back({EventKind::kStartThread, 1});
   live[1] = true;
   trace.push_back({EventKind::kSwitch, 1});

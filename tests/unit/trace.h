@@ -106,13 +106,19 @@ struct TraceShape {
   // The share (percent) of would-be thread switches, exits and kernel
   // writes that become reads instead: longer runs of one thread.
   int quiet_percent = 0;
+  // The share (percent) of accesses, kernel writes and unmaps that go to the
+  // current thread's own 64 KiB chunk (one per host thread id), where
+  // the others reach only now and then: chunks private to one thread
+  // that become shared late, or whose owner exits first.
+  int own_chunk_percent = 0;
 };
 
 // A random trace: nested calls and returns, reads and writes (1 to 16
 // bytes, often unaligned) over a few hot addresses, kernel reads and
 // writes, unmaps of parts or whole 64 KiB chunks of memory, thread switches,
 // thread exits and restarts of the same host id. Hot ranges include a chunk
-// boundary and the top of the address space.
+// boundary and the top of the address space (and, with own_chunk_percent,
+// a chunk per thread).
 Trace RandomTrace(std::mt19937_64& rng, const TraceShape& shape);
 
 // A random trace (default shape) of min_events to min_events +
