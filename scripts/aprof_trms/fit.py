@@ -752,21 +752,18 @@ def _medians(values: np.ndarray) -> np.ndarray:
 
 
 def _choose(fits: List[Fit]) -> List[Fit]:
-    """The candidates, the chosen model first: lowest AICc, with the
-    parsimony rule (module docstring)."""
-    ranked = sorted(fits, key=lambda f: (f.criterion, MODELS.index(f.model)))
-    lowest = ranked[0].criterion
-    close = [f for f in ranked if f.criterion <= lowest + PREFER_SIMPLER_DELTA]
-    best = min(close, key=lambda f: (f.params, f.model == "n^k", f.criterion))
-    return [best] + [f for f in ranked if f is not best]
+    """The candidates (in MODELS order), the chosen model first: _choices()
+    of one point set."""
+    order = _choices(np.array([[f.criterion for f in fits]]), np.array([[f.c for f in fits]]),
+                     [f.model for f in fits])[0]
+    return [fits[j] for j in order]
 
 
-def _choices(criteria: np.ndarray, linear: np.ndarray, models: Sequence[str]) \
-        -> List[Optional[List[int]]]:
-    """_choose() of every row at once, given each model's (columns, in
-    MODELS order) criterion and linear term per row: the order of the
-    row's fits, the chosen first; None where a criterion is NaN (_choose
-    then decides, as before)."""
+def _choices(criteria: np.ndarray, linear: np.ndarray, models: Sequence[str]) -> List[List[int]]:
+    """The order of each row's fits, the chosen model first, given each
+    model's criterion and linear term per row (columns: the models, in
+    MODELS order): the lowest AICc, with the parsimony rule (module
+    docstring), then the others by AICc (a NaN last)."""
     rows, count = criteria.shape
     ranked = np.argsort(criteria, axis=1, kind="stable")   # ties: MODELS order
     criterion = np.take_along_axis(criteria, ranked, axis=1)
@@ -778,9 +775,7 @@ def _choices(criteria: np.ndarray, linear: np.ndarray, models: Sequence[str]) \
     keys = (np.broadcast_to(np.arange(count), (rows, count)), criterion, power,
             np.where(close, np.take_along_axis(params, ranked, axis=1), np.inf))
     best = np.lexsort(keys, axis=-1)[:, 0].tolist()
-    unordered = np.isnan(criteria).any(axis=1).tolist()
-    return [None if nan else [order[b]] + order[:b] + order[b + 1:]
-            for order, b, nan in zip(ranked.tolist(), best, unordered)]
+    return [[order[b]] + order[:b] + order[b + 1:] for order, b in zip(ranked.tolist(), best)]
 
 
 def _tail(result: "FitResult") -> Tuple[List[Tuple[float, float, float]], List[float]]:
@@ -982,13 +977,13 @@ def _prepare_sorted(point_sets: List[Tuple[list, list]], min_distinct: int) -> L
 
 
 def _result(prepared: _Prepared, fits: List[Fit], clusters: float, rise: float,
-            order: Optional[List[int]]) -> FitResult:
+            order: List[int]) -> FitResult:
     """The FitResult of a point set from its fits (fit_points' rules);
     clusters: of its sizes (evidence.size_clusters); rise: _rises(); order:
     _choices(), the chosen first."""
     notes = prepared.notes
     sizes, costs = prepared.n, prepared.y
-    candidates = _choose(fits) if order is None else [fits[j] for j in order]
+    candidates = [fits[j] for j in order]
     if rise >= GROWTH_RATIO and candidates[0].model == "1":
         notes.append(f"the cost rises {rise:.3g}x over the sizes: growth, not the constant "
                      "that fits best")
