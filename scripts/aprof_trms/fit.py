@@ -319,8 +319,12 @@ class FitResult:
         `interval` reads. A command holding the results of 100,000s of
         routines keeps a few hundred bytes each, not a dozen fits."""
         power = next((f for f in self.candidates if f.model == "n^k" and f.k_low is not None), None)
-        kept = [f for f in self.candidates if f is self.best or f is self.runner_up or f is power]
-        return dataclasses.replace(self, candidates=kept)
+        slim = FitResult.__new__(FitResult)   # a copy, faster than dataclasses.replace
+        for name in _RESULT_FIELDS:
+            setattr(slim, name, getattr(self, name))
+        slim.candidates = [f for f in self.candidates
+                           if f is self.best or f is self.runner_up or f is power]
+        return slim
 
     def slopes(self) -> Optional[Tuple[float, float]]:
         """(the model's, the points') log-log slope at the largest sizes
@@ -350,6 +354,9 @@ class FitResult:
         """The free exponent of the chosen model sits at an end of K_RANGE."""
         return self.best.model == "n^k" and (self.best.k >= K_RANGE[1] - 1e-3
                                              or self.best.k <= K_RANGE[0] + 1e-3)
+
+
+_RESULT_FIELDS = tuple(field.name for field in dataclasses.fields(FitResult))
 
 
 # ---------------------------------------------------------------------------
@@ -573,6 +580,11 @@ class _Batch:
     def fit(self, model: str, k: Optional[float] = None) -> List[Fit]:
         """One model on every row; for "n^k", k=None fits the exponent, a
         number fixes it (then it is not counted as a parameter)."""
+        return self._fits(model, *self.fit_arrays(model, k))
+
+    def fit_arrays(self, model: str, k: Optional[float] = None):
+        """fit()'s results as arrays: ([a, b, c, rss, r2, AICc] per row
+        (_finish), the exponents or None, the exponent's interval or None)."""
         params = _params(model) - (1 if model == "n^k" and k is not None else 0)
         if self.m - (params + 1) - 1 <= 0:
             raise NotEnoughPoints(self.m, params + 3, f"model {model!r}", unit="point")
@@ -605,7 +617,7 @@ class _Batch:
             with_term, kept = self._with_linear_term(model, params + 1)
             better = kept & (with_term[5] < fit[5])
             fit = [np.where(better, t, f) for t, f in zip(with_term, fit)]
-        return self._fits(model, fit, ks, interval)
+        return fit, ks, interval
 
     def exponent_interval(self, k: np.ndarray, rss_w: np.ndarray, grid: np.ndarray,
                           grid_rss: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -633,8 +645,18 @@ class _Batch:
 
     @functools.cached_property
     def clusters(self) -> np.ndarray:
-        """Clusters of sizes per row (evidence.size_clusters)."""
-        return np.array([evidence.size_clusters(row) for row in self.n.tolist()], dtype=float)
+        """Clusters of sizes per row (evidence.size_clusters), counted a
+        column of the sorted sizes at a time over all the rows: a size equal
+        to the one before it never starts a cluster, as in size_clusters'
+        set of the sizes."""
+        count = np.zeros(self.rows)
+        start = np.full(self.rows, np.nan)   # the current cluster's first size
+        for size in np.sort(self.n, axis=1).T:
+            new = (np.isnan(start) | ((start == 0.0) & (size > 0.0))
+                   | (size > start * evidence.CLUSTER_GAP))
+            count += new
+            start = np.where(new, size, start)
+        return count
 
     def _finish(self, model: str, a, b, ks, c, rss_w, params: int) -> List[np.ndarray]:
         """[a, b, c, rss, r2, AICc] per row: r2, AICc and the plain rss from
@@ -712,56 +734,87 @@ def _median(values: List[float]) -> float:
     return s[half] if len(s) % 2 else (s[half - 1] + s[half]) / 2.0
 
 
-def _rise(n: List[float], y: List[float], integer: bool) -> float:
-    """How many times the cost of the largest third of the sizes exceeds
-    that of the smallest third (medians: one odd point does not decide)."""
-    order = sorted(range(len(n)), key=n.__getitem__)   # stable, as argsort(kind="stable")
-    third = max(1, len(order) // 3)
-    low = _median([y[i] for i in order[:third]])
-    high = _median([y[i] for i in order[-third:]])
-    return high / max(low, 1.0 if integer else _SMALL_COST * max(y))
+def _rises(n: np.ndarray, y: np.ndarray, integer: np.ndarray) -> List[float]:
+    """Per row, how many times the cost of the largest third of the sizes
+    exceeds that of the smallest third (medians: one odd point does not
+    decide)."""
+    ordered = np.take_along_axis(y, np.argsort(n, axis=1, kind="stable"), axis=1)
+    third = max(1, n.shape[1] // 3)
+    low, high = _medians(ordered[:, :third]), _medians(ordered[:, -third:])
+    return (high / np.maximum(low, np.where(integer, 1.0, _SMALL_COST * y.max(axis=1)))).tolist()
+
+
+def _medians(values: np.ndarray) -> np.ndarray:
+    """_median() of each row."""
+    s = np.sort(values, axis=1)
+    half = s.shape[1] // 2
+    return s[:, half] if s.shape[1] % 2 else (s[:, half - 1] + s[:, half]) / 2.0
 
 
 def _choose(fits: List[Fit]) -> List[Fit]:
-    """The candidates, the chosen model first: lowest AICc, with the
-    parsimony rule (module docstring)."""
-    ranked = sorted(fits, key=lambda f: (f.criterion, MODELS.index(f.model)))
-    lowest = ranked[0].criterion
-    close = [f for f in ranked if f.criterion <= lowest + PREFER_SIMPLER_DELTA]
-    best = min(close, key=lambda f: (f.params, f.model == "n^k", f.criterion))
-    return [best] + [f for f in ranked if f is not best]
+    """The candidates (in MODELS order), the chosen model first: _choices()
+    of one point set."""
+    order = _choices(np.array([[f.criterion for f in fits]]), np.array([[f.c for f in fits]]),
+                     [f.model for f in fits])[0]
+    return [fits[j] for j in order]
 
 
-def _tail_ratio(result: "FitResult") -> Tuple[float, int]:
-    """Median of predicted / measured cost over the largest sizes fitted
-    (those within TAIL_SPAN times the largest, at least the 3 largest), and
-    how many sizes that is. Relative least squares let many small sizes
-    outvote a few large ones, and the large ones are where extrapolation
-    starts (memcpy under Valgrind: 0.03 blocks per cell up to 8 KiB, then
-    one block per byte of `rep movsb`)."""
+def _choices(criteria: np.ndarray, linear: np.ndarray, models: Sequence[str]) -> List[List[int]]:
+    """The order of each row's fits, the chosen model first, given each
+    model's criterion and linear term per row (columns: the models, in
+    MODELS order): the lowest AICc, with the parsimony rule (module
+    docstring), then the others by AICc (a NaN last)."""
+    rows, count = criteria.shape
+    ranked = np.argsort(criteria, axis=1, kind="stable")   # ties: MODELS order
+    criterion = np.take_along_axis(criteria, ranked, axis=1)
+    params = np.array([_params(m) for m in models])[None, :] + (linear != 0.0)
+    close = criterion <= criterion[:, :1] + PREFER_SIMPLER_DELTA
+    power = np.array([m == "n^k" for m in models])[ranked]
+    # min() over the close ones by (params, "n^k", criterion), the first
+    # of equal keys in ranked order.
+    keys = (np.broadcast_to(np.arange(count), (rows, count)), criterion, power,
+            np.where(close, np.take_along_axis(params, ranked, axis=1), np.inf))
+    best = np.lexsort(keys, axis=-1)[:, 0].tolist()
+    return [[order[b]] + order[:b] + order[b + 1:] for order, b in zip(ranked.tolist(), best)]
+
+
+def _tail(result: "FitResult") -> Tuple[List[Tuple[float, float, float]], List[float]]:
+    """The points fitted at the largest sizes (those within TAIL_SPAN times
+    the largest, at least the 3 largest) as (size, cost, the model's
+    prediction: one call for _tail_ratio and _largest_ratios), and their
+    distinct sizes, the largest first."""
     largest = sorted(set(result.sizes), reverse=True)   # at least MIN_DISTINCT_SIZES of them
     count = max(3, sum(1 for s in largest if s * TAIL_SPAN >= largest[0]))
     tail = [(n, y) for n, y in zip(result.sizes, result.costs) if n >= largest[count - 1]]
     predicted = np.asarray(result.best.predict([n for n, _ in tail]), dtype=float).tolist()
-    ratios = [p / max(y, 1.0) for p, (_, y) in zip(predicted, tail)]
+    return [(n, y, p) for (n, y), p in zip(tail, predicted)], largest[:count]
+
+
+def _tail_ratio(tail: List[Tuple[float, float, float]]) -> float:
+    """Median of predicted / measured cost over the tail (_tail). Relative
+    least squares let many small sizes outvote a few large ones, and the
+    large ones are where extrapolation starts (memcpy under Valgrind: 0.03
+    blocks per cell up to 8 KiB, then one block per byte of `rep movsb`)."""
+    ratios = [p / max(y, 1.0) for _, y, p in tail]
     if any(r != r for r in ratios):   # NaN: numpy.median's answer
-        return math.nan, count
-    return _median(ratios), count
+        return math.nan
+    return _median(ratios)
 
 
-def _largest_ratios(result: "FitResult") -> List[float]:
+def _largest_ratios(tail: List[Tuple[float, float, float]], largest: List[float]) -> List[float]:
     """Predicted / measured worst cost at each of the TAIL_LARGEST largest
-    sizes fitted, the largest first. Where many sizes lie within TAIL_SPAN
-    of the largest, their median hides a model that passes far below the
-    last few (issue 27: 17M predicted where 124M was measured)."""
-    largest = sorted(set(result.sizes), reverse=True)[:TAIL_LARGEST]
+    sizes fitted (_tail: they are in its tail), the largest first. Where
+    many sizes lie within TAIL_SPAN of the largest, their median hides a
+    model that passes far below the last few (issue 27: 17M predicted
+    where 124M was measured)."""
+    largest = largest[:TAIL_LARGEST]
     worst = {n: 0.0 for n in largest}
-    for n, y in zip(result.sizes, result.costs):
+    predicted = {}
+    for n, y, p in tail:
         if n in worst:
             worst[n] = max(worst[n], y)
-    with np.errstate(all="ignore"):
-        predicted = np.asarray(result.best.predict(largest), dtype=float).tolist()
-    return [p / max(worst[n], 1.0) for p, n in zip(predicted, largest)]
+            predicted[n] = p
+    return [predicted[n] / max(worst[n], 1.0) for n in largest]
 
 
 def _misses_largest(result: "FitResult") -> str:
@@ -772,10 +825,10 @@ def _misses_largest(result: "FitResult") -> str:
     def off(ratio: float, factor: float) -> bool:
         return not 1.0 / factor <= ratio <= factor   # NaN is off too
 
-    tail, count = _tail_ratio(result)
-    largest = _largest_ratios(result)
+    points, sizes = _tail(result)
+    tail, largest = _tail_ratio(points), _largest_ratios(points, sizes)
     if off(tail, TAIL_MISS):
-        where = f"at the {count} largest sizes"
+        where = f"at the {len(sizes)} largest sizes"
     elif off(_median(largest), TAIL_MISS):
         tail, where = _median(largest), f"at the {len(largest)} largest sizes"
     elif off(largest[0], TAIL_MISS ** 2):
@@ -941,14 +994,48 @@ def _regime_start(n: List[float], y: List[float], min_distinct: int) -> Optional
         below_max = max(below_max, cost)
     return start
 
+    @classmethod
+    def whole(cls, n: List[float], y: List[float]) -> "_Prepared":
+        """A point set of distinct sizes, every point on the upper envelope
+        (_prepare_sorted checked it): fitted whole, nothing to say."""
+        prepared = cls.__new__(cls)
+        prepared.distinct, prepared.left_out, prepared.notes, prepared.doubts = len(n), 0, [], []
+        prepared.n, prepared.y = n, y
+        return prepared
 
-def _result(prepared: _Prepared, fits: List[Fit], integer: bool, clusters: float) -> FitResult:
+
+def _prepare_sorted(point_sets: List[Tuple[list, list]], min_distinct: int) -> List[Optional[_Prepared]]:
+    """_Prepared of point sets of m points each (lists, as routine_points
+    gives them), checked all at once, for those of finite sizes >= 0 in
+    increasing order and finite costs all on the upper envelope (no two
+    regimes, nothing left out): most routines' points. None for the others,
+    prepared one by one (their errors, notes and doubts)."""
+    try:
+        n = np.array([sizes for sizes, _ in point_sets], dtype=float)
+        y = np.array([costs for _, costs in point_sets], dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        return [None] * len(point_sets)
+    if n.ndim != 2 or y.shape != n.shape or n.shape[1] < min_distinct:
+        return [None] * len(point_sets)
+    # The largest cost at the smaller sizes (_envelope's highest_below).
+    highest_below = np.zeros_like(y)
+    highest_below[:, 1:] = np.maximum.accumulate(np.maximum(y[:, :-1], 0.0), axis=1)
+    with np.errstate(invalid="ignore"):
+        whole = (np.isfinite(n).all(axis=1) & np.isfinite(y).all(axis=1) & (n >= 0.0).all(axis=1)
+                 & (np.diff(n, axis=1) > 0.0).all(axis=1)
+                 & (y * ENVELOPE_DROP >= highest_below).all(axis=1))
+    return [_Prepared.whole(sizes, costs) if ok else None
+            for sizes, costs, ok in zip(n.tolist(), y.tolist(), whole.tolist())]
+
+
+def _result(prepared: _Prepared, fits: List[Fit], clusters: float, rise: float,
+            order: List[int]) -> FitResult:
     """The FitResult of a point set from its fits (fit_points' rules);
-    clusters: of its sizes (evidence.size_clusters)."""
+    clusters: of its sizes (evidence.size_clusters); rise: _rises(); order:
+    _choices(), the chosen first."""
     notes = prepared.notes
     sizes, costs = prepared.n, prepared.y
-    rise = _rise(sizes, costs, integer)
-    candidates = _choose(fits)
+    candidates = [fits[j] for j in order]
     if rise >= GROWTH_RATIO and candidates[0].model == "1":
         notes.append(f"the cost rises {rise:.3g}x over the sizes: growth, not the constant "
                      "that fits best")
@@ -1010,14 +1097,19 @@ def _fit_batch(prepared: List[_Prepared], judge: bool) -> List[FitResult]:
     batch = _Batch(np.array([p.n for p in prepared]), np.array([p.y for p in prepared]))
     # A model whose AICc is undefined (too few points for its parameters:
     # "n^k" on 5 points) is left out.
-    by_model = [batch.fit(model) for model in MODELS if batch.m - _params(model) - 2 > 0]
+    models = [model for model in MODELS if batch.m - _params(model) - 2 > 0]
+    arrays = [batch.fit_arrays(model) for model in models]
+    orders = _choices(np.stack([fit[5] for fit, _, _ in arrays], axis=1),
+                      np.stack([fit[2] for fit, _, _ in arrays], axis=1), models)
+    by_model = [batch._fits(model, *fit) for model, fit in zip(models, arrays)]
     # The models' predictions at the largest sizes may overflow or be 0
     # (_tail_ratio): no warning, for all the rows at once (numpy's error
     # state costs more to set than a row's prediction).
     with np.errstate(all="ignore"):
-        results = [_result(p, list(fits), integer, clusters)
-                   for p, integer, clusters, *fits in zip(prepared, batch.integer.tolist(),
-                                                          batch.clusters.tolist(), *by_model)]
+        rises = _rises(batch.n, batch.y, batch.integer)
+        results = [_result(p, list(fits), clusters, rise, order)
+                   for p, clusters, rise, order, *fits in zip(prepared, batch.clusters.tolist(),
+                                                              rises, orders, *by_model)]
         for result in results if judge else ():
             result.judge()
     return results
@@ -1040,18 +1132,23 @@ def fit_many(point_sets: Sequence[Tuple[Sequence[float], Sequence[float]]],
     by_size: Dict[int, List[Tuple[int, _Prepared]]] = {}
     first_of: Dict[tuple, int] = {}   # identical point sets (TRMS = RMS) are fitted once
     same_as: List[Tuple[int, int]] = []
+    lists: Dict[int, List[int]] = {}   # point sets of lists, by length: prepared at once
     for i, (sizes, costs) in enumerate(point_sets):
         key = (tuple(sizes), tuple(costs))
         if key in first_of:
             same_as.append((i, first_of[key]))
             continue
         first_of[key] = i
-        try:
-            prepared = _Prepared(*_points(sizes, costs), min_distinct)
-        except ValueError as e:
-            out[i] = e
-            continue
-        by_size.setdefault(len(prepared.n), []).append((i, prepared))
+        if type(sizes) is list and type(costs) is list:
+            lists.setdefault(len(sizes), []).append(i)
+        else:
+            _prepare(i, sizes, costs, min_distinct, out, by_size)
+    for indices in lists.values():
+        for i, prepared in zip(indices, _prepare_sorted([point_sets[i] for i in indices], min_distinct)):
+            if prepared is None:
+                _prepare(i, *point_sets[i], min_distinct, out, by_size)
+            else:
+                by_size.setdefault(len(prepared.n), []).append((i, prepared))
     for m, group in by_size.items():
         step = max(1, _BATCH_CELLS // (m * 16))
         for first in range(0, len(group), step):
@@ -1061,6 +1158,17 @@ def fit_many(point_sets: Sequence[Tuple[Sequence[float], Sequence[float]]],
     for i, first in same_as:
         out[i] = out[first]
     return out
+
+
+def _prepare(i: int, sizes, costs, min_distinct: int, out: List, by_size: Dict) -> None:
+    """Prepares point set i to be fitted with the others of its size, or
+    sets out[i] to the ValueError that says why it cannot be."""
+    try:
+        prepared = _Prepared(*_points(sizes, costs), min_distinct)
+    except ValueError as e:
+        out[i] = e
+        return
+    by_size.setdefault(len(prepared.n), []).append((i, prepared))
 
 
 def fit_points(sizes: Sequence[float], costs: Sequence[float],

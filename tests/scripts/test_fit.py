@@ -384,7 +384,8 @@ def test_a_steeper_regime_at_the_largest_sizes_is_a_doubt():
     sizes = small + large
     costs = [5 + 0.03 * n for n in small] + [4 * n for n in large]
     result = af.fit_points(sizes, costs)
-    ratio, count = af._tail_ratio(result)
+    tail, largest = af._tail(result)
+    ratio, count = af._tail_ratio(tail), len(largest)
     assert ratio < 1 / af.TAIL_MISS and count == 3        # 16801 and up: within 10x of the largest
     assert any(d.startswith("misses the largest sizes") for d in result.doubts), result.doubts
     assert not result.conclusive
@@ -402,7 +403,8 @@ def test_a_miss_at_the_very_largest_sizes_is_a_doubt(steep):
     for i in range(1, steep + 1):
         costs[-i] = 124e6 * sizes[-i] / sizes[-1]
     result = af.fit_points(sizes, costs)
-    ratio, count = af._tail_ratio(result)
+    tail, largest = af._tail(result)
+    ratio, count = af._tail_ratio(tail), len(largest)
     assert 1 / af.TAIL_MISS <= ratio <= af.TAIL_MISS and count > 90   # the median passes
     assert result.best.predict([sizes[-1]])[0] < 30e6
     missed = [d for d in result.doubts if d.startswith("misses the largest sizes")]
@@ -434,6 +436,63 @@ def test_fit_many_equals_fitting_each_alone():
         assert (result.notes, result.doubts, result.left_out) == (alone.notes, alone.doubts,
                                                                   alone.left_out)
     assert [r.best.model for r in together[:7]] == FIXED
+
+
+def _everything(result):
+    """What a FitResult says, to compare two ways of making it."""
+    if isinstance(result, ValueError):
+        return type(result), str(result)
+    return ([(f.model, f.a, f.b, f.c, f.k, f.rss, f.r2, f.criterion, f.k_low, f.k_high)
+             for f in result.candidates], result.sizes, result.costs, result.left_out,
+            result.distinct_sizes, result.notes, result.doubts, result.clusters)
+
+
+def test_point_sets_of_lists_are_prepared_together_as_one_by_one():
+    # fit_many checks point sets given as lists (routine_points' sorted
+    # sizes) all at once and fits those on their upper envelope whole; any
+    # other sequence is prepared one by one. Both ways must agree on every
+    # set: sorted or not, repeated sizes, a point exactly or just more than
+    # ENVELOPE_DROP times cheaper than a smaller size, negative costs, NaN,
+    # negative sizes, too few sizes.
+    rng = np.random.default_rng(25)
+    sets = []
+    for i in range(400):
+        m = int(rng.integers(5, 12))
+        sizes = sorted(rng.choice(200, size=m, replace=False).tolist())
+        costs = [float(3 * n + rng.integers(0, 40)) for n in sizes]
+        kind = i % 8
+        if kind == 1:   # a point exactly ENVELOPE_DROP times cheaper: kept
+            costs[m // 2] = max(costs[:m // 2]) / af.ENVELOPE_DROP
+        elif kind == 2:   # just below that: left out
+            costs[m // 2] = max(costs[:m // 2]) / af.ENVELOPE_DROP * 0.999
+        elif kind == 3:
+            sizes = sizes[::-1]
+        elif kind == 4:
+            sizes[1] = sizes[0]
+        elif kind == 5:
+            costs[0] = -costs[0]
+        elif kind == 6:   # bad points, where the other checks do not see them
+            bad, where, value = [(sizes, 0, -1), (sizes, -1, math.inf), (costs, -1, math.inf),
+                                 (costs, 2, math.nan)][i // 8 % 4]
+            bad[where] = value
+        elif kind == 7:
+            sizes, costs = sizes[:4], costs[:4]
+        sets.append((sizes, costs))
+    as_lists = af.fit_many(sets)
+    as_arrays = af.fit_many([(np.array(n), np.array(y)) for n, y in sets])
+    assert [_everything(r) for r in as_lists] == [_everything(r) for r in as_arrays]
+    assert sum(isinstance(r, af.FitResult) and r.left_out > 0 for r in as_lists) >= 40
+
+
+def test_clusters_of_a_batch_are_size_clusters_of_each_row():
+    # _Batch counts the clusters of every row at once; evidence.size_clusters
+    # is the rule (repeated sizes, zeros, unsorted rows).
+    from aprof_trms import evidence
+    rng = np.random.default_rng(27)
+    rows = [rng.choice([0, 1, 2, 3, 5, 8, 9, 10, 11, 12, 30, 100, 114, 115, 116, 1000], size=9).tolist()
+            for _ in range(500)]
+    batch = af._Batch(np.array(rows, dtype=float), np.ones((len(rows), 9)))
+    assert batch.clusters.tolist() == [evidence.size_clusters(row) for row in rows]
 
 
 @pytest.mark.parametrize("center", [0.3, 1.0, 2.37, 3.99])
