@@ -956,6 +956,16 @@ class _Prepared:
             n, y = zip(*[(a, b) for a, b in zip(n, y) if a >= start])
         self.n, self.y = list(n), list(y)
 
+    @classmethod
+    def whole(cls, n: List[float], y: List[float], min_distinct: int) -> "_Prepared":
+        """A point set of distinct sizes, every point on the upper envelope
+        (_prepare_sorted checked it): nothing left out as a cheaper path,
+        only a jump to another regime, as __init__ would."""
+        prepared = cls.__new__(cls)
+        prepared.distinct, prepared.left_out, prepared.notes, prepared.doubts = len(n), 0, [], []
+        prepared._leave_out_lower_regime(n, y, min_distinct)
+        return prepared
+
 
 def _regime_start(n: List[float], y: List[float], min_distinct: int) -> Optional[float]:
     """The first size of the upper regime when the points jump from one
@@ -994,15 +1004,6 @@ def _regime_start(n: List[float], y: List[float], min_distinct: int) -> Optional
         below_max = max(below_max, cost)
     return start
 
-    @classmethod
-    def whole(cls, n: List[float], y: List[float]) -> "_Prepared":
-        """A point set of distinct sizes, every point on the upper envelope
-        (_prepare_sorted checked it): fitted whole, nothing to say."""
-        prepared = cls.__new__(cls)
-        prepared.distinct, prepared.left_out, prepared.notes, prepared.doubts = len(n), 0, [], []
-        prepared.n, prepared.y = n, y
-        return prepared
-
 
 def _prepare_sorted(point_sets: List[Tuple[list, list]], min_distinct: int) -> List[Optional[_Prepared]]:
     """_Prepared of point sets of m points each (lists, as routine_points
@@ -1024,7 +1025,7 @@ def _prepare_sorted(point_sets: List[Tuple[list, list]], min_distinct: int) -> L
         whole = (np.isfinite(n).all(axis=1) & np.isfinite(y).all(axis=1) & (n >= 0.0).all(axis=1)
                  & (np.diff(n, axis=1) > 0.0).all(axis=1)
                  & (y * ENVELOPE_DROP >= highest_below).all(axis=1))
-    return [_Prepared.whole(sizes, costs) if ok else None
+    return [_Prepared.whole(sizes, costs, min_distinct) if ok else None
             for sizes, costs, ok in zip(n.tolist(), y.tolist(), whole.tolist())]
 
 
