@@ -229,6 +229,11 @@ def row_json(title: str, profile: aprof_profile.Profile, row: table.RoutineRow, 
 
 def main(argv: Optional[List[str]] = None) -> int:
     args = parse_args(argv)
+    with cli.cycle_collection_paused():   # 9 of its 24 s CPU on 100,000 routines
+        return _annotate(args)
+
+
+def _annotate(args) -> int:
     if args.per_thread:
         parts = table.thread_profiles(load_reports(args.reports))
     else:

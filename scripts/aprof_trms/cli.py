@@ -34,7 +34,9 @@ the format chosen: one JSON document with a version (JSON_VERSION; the
 schema is docs/json-format.md) or CSV.
 """
 import argparse
+import contextlib
 import csv
+import gc
 import importlib
 import json
 import math
@@ -125,6 +127,25 @@ def write_rows(fmt: str, command: str, fields: Sequence[str], rows: List[Dict],
                 "fields": list(fields), "rows": rows}
     json.dump(_plain(document), out, allow_nan=False)
     out.write("\n")
+
+
+@contextlib.contextmanager
+def cycle_collection_paused():
+    """Python's cyclic garbage collector off while a command works, and back
+    on (if it was) after it. A command that holds millions of objects (the
+    routines and points of a large program) has them all scanned by every
+    full collection, which the objects it goes on making trigger again and
+    again: 12 of the 31 s CPU of regress.py on two reports of 100,000
+    routines, 8 of the 24 s of rank.py on one. Memory does not grow: what
+    the commands drop is freed by its reference count (the report reader
+    makes no reference cycle)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def warn(message: str) -> None:

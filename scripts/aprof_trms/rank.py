@@ -175,19 +175,20 @@ def main(argv: Optional[List[str]] = None) -> int:
     select.add_selection_arguments(p, min_share=DEFAULT_MIN_SHARE)
     args = p.parse_args(argv)
 
-    profile = aprof_profile.load_profile(args.reports)
-    cli.warn_kernel_writes(profile.kernel_writes_unseen)
-    selection = select.select_routines(profile, args, apply_limit=False)
-    rows = rank_routines(profile, selection.routines, args.metric, args.statistic, args.scale,
-                         args.short_names)
-    if args.top is not None:
-        rows = rows[:args.top]
-    if args.format != "text":
-        cli.write_rows(args.format, "rank", CSV_FIELDS, row_fields(args.metric, rows, args.short_names),
-                       reports=profile.paths, cost_metric=profile.cost_metric, metric=args.metric,
-                       statistic=args.statistic, scale=args.scale, selection=selection.account())
-    else:
-        sys.stdout.writelines(line + "\n" for line in text_lines(
-            profile, rows, args.metric, args.statistic, args.scale, selection.account(),
-            args.short_names))
+    with cli.cycle_collection_paused():
+        profile = aprof_profile.load_profile(args.reports)
+        cli.warn_kernel_writes(profile.kernel_writes_unseen)
+        selection = select.select_routines(profile, args, apply_limit=False)
+        rows = rank_routines(profile, selection.routines, args.metric, args.statistic, args.scale,
+                             args.short_names)
+        if args.top is not None:
+            rows = rows[:args.top]
+        if args.format != "text":
+            cli.write_rows(args.format, "rank", CSV_FIELDS, row_fields(args.metric, rows, args.short_names),
+                           reports=profile.paths, cost_metric=profile.cost_metric, metric=args.metric,
+                           statistic=args.statistic, scale=args.scale, selection=selection.account())
+        else:
+            sys.stdout.writelines(line + "\n" for line in text_lines(
+                profile, rows, args.metric, args.statistic, args.scale, selection.account(),
+                args.short_names))
     return 0

@@ -327,17 +327,18 @@ def main(argv: Optional[List[str]] = None) -> int:
         p.error("--min-share must be >= 0")
     if args.min_evidence < 0:
         p.error("--min-evidence must be >= 0")
-    base = load_side(args.baseline, "baseline", args.metric)
-    # The same reports on both sides (a check of the gate itself): read once.
-    cand = base if args.candidate == args.baseline else load_side(args.candidate, "candidate", args.metric)
-    verdicts, summary, regressions = comparison(base, cand, args.metric, args.statistic,
-                                                args.tolerance, args.min_share, args.min_evidence,
-                                                args.verbose)
-    if args.format == "json":
-        cli.write_rows("json", "regress", JSON_FIELDS, [v.json() for v in verdicts],
-                       baseline=base.paths, candidate=cand.paths, metric=args.metric,
-                       statistic=args.statistic, tolerance=args.tolerance,
-                       regressions=regressions, summary=summary[0], verdict=summary[1])
-    else:
-        print("\n".join([v.text for v in verdicts] + summary))
+    with cli.cycle_collection_paused():
+        base = load_side(args.baseline, "baseline", args.metric)
+        # The same reports on both sides (a check of the gate itself): read once.
+        cand = base if args.candidate == args.baseline else load_side(args.candidate, "candidate", args.metric)
+        verdicts, summary, regressions = comparison(base, cand, args.metric, args.statistic,
+                                                    args.tolerance, args.min_share, args.min_evidence,
+                                                    args.verbose)
+        if args.format == "json":
+            cli.write_rows("json", "regress", JSON_FIELDS, [v.json() for v in verdicts],
+                           baseline=base.paths, candidate=cand.paths, metric=args.metric,
+                           statistic=args.statistic, tolerance=args.tolerance,
+                           regressions=regressions, summary=summary[0], verdict=summary[1])
+        else:
+            print("\n".join([v.text for v in verdicts] + summary))
     return cli.EXIT_REGRESSION if regressions else cli.EXIT_OK

@@ -411,8 +411,10 @@ class _Parser:
         self.last_tuple_tag = ""
         self.rank = -1
         self.last_tag = ""
-        # tag -> its rec_ method, looked up once rather than per record.
-        self.handlers = {tag: getattr(self, "rec_" + tag.replace("-", "_")) for tag in _TAGS}
+        # tag -> its rec_ function, looked up once rather than per record;
+        # not bound to self, which would make the parser a reference cycle
+        # that only the cyclic collector frees, with every table it holds.
+        self.handlers = {tag: getattr(_Parser, "rec_" + tag.replace("-", "_")) for tag in _TAGS}
         self.seen_end = False
         self.consistency = _Consistency()
         self.totals_lines: Dict[Tuple[int, int], int] = {}
@@ -459,7 +461,7 @@ class _Parser:
         if tag == self.last_tag and tag in _REPEATED_TAGS and len(args) == _TAGS[tag][0]:
             # Another record of the previous record's tag (nearly every line of
             # a report): none of the order checks below can fail.
-            self.handlers[tag](tag, args)
+            self.handlers[tag](self, tag, args)
             return
         if self.lineno == 1:
             if tag != MAGIC:
@@ -492,7 +494,7 @@ class _Parser:
                     raise self.error(f"missing '{missing_tag}' record before '{tag}'")
         self.rank = rank
         self.last_tag = tag
-        self.handlers[tag](tag, args)
+        self.handlers[tag](self, tag, args)
 
     # --- header -------------------------------------------------------------
     def rec_aprof_trms_report(self, tag, args):

@@ -4,6 +4,7 @@
 # modules that neither exit nor edit sys.path when imported.
 #
 # Copyright (C) 2026, the aprof-trms authors.
+import gc
 import os
 import signal
 import subprocess
@@ -12,6 +13,7 @@ import sys
 import pytest
 
 import synthetic
+from aprof_trms import cli
 
 COMMANDS = ["plot", "charts", "rank", "regress", "annotate", "contexts"]
 MODULES = ["report", "profile", "fit", "plotting", "cli", "table", "html", "html_calls"] + COMMANDS
@@ -67,3 +69,19 @@ def test_import_neither_exits_nor_edits_sys_path(module):
     r = subprocess.run([sys.executable, "-c", code], cwd=synthetic.SCRIPTS,
                        capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout == "imported\n", r.stderr
+
+
+def test_cycle_collection_paused_restores_the_collector():
+    assert gc.isenabled()
+    with pytest.raises(KeyError):
+        with cli.cycle_collection_paused():
+            assert not gc.isenabled()
+            raise KeyError("a command's error")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with cli.cycle_collection_paused():
+            pass
+        assert not gc.isenabled()   # off before: left off
+    finally:
+        gc.enable()

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Unit tests of scripts/aprof_trms/report.py, the reader of aprof-trms reports
 (docs/report-format.md), on hand-written reports."""
+import gc
 import os
 import re
 import subprocess
@@ -499,6 +500,19 @@ def test_tuples_sorted():
     i = body.index("rms\t2\t5\t0\t1\t10\t10\t10\t100\t10\t4\t0")
     body[i - 1], body[i] = body[i], body[i - 1]  # routine 5 before routine 2
     expect_error(report_text(body), len(HEADER) + i + 1, "not sorted")
+
+
+def test_a_parsed_report_leaves_no_parser_to_the_cyclic_collector():
+    # regress.py pauses the cyclic collector (cli.cycle_collection_paused):
+    # a parser in a reference cycle would keep every report's tables alive.
+    gc.collect()
+    gc.disable()
+    try:
+        ar.loads(report_text(rich_body()))
+        left = [o for o in gc.get_objects() if isinstance(o, ar._Parser)]
+    finally:
+        gc.enable()
+    assert left == []
 
 
 def test_missing_end_truncated():
