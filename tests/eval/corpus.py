@@ -26,6 +26,7 @@ start-up routine, the allocator or a garbage collector).
 import dataclasses
 import os
 import random
+import resource
 import socket
 import struct
 import subprocess
@@ -617,6 +618,18 @@ def memcached_request(sock, request: bytes, end: bytes) -> bytes:
     return reply
 
 
+# memcached sets both limits of open files to its maximum of connections;
+# Valgrind refuses a hard limit other than the one it gives the program,
+# which is the soft limit it started with when that is below the hard one.
+MEMCACHED_CONNECTIONS = 1024
+
+
+def soft_limit_of_open_files():
+    """In memcached's child process: the soft limit it will ask for."""
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    resource.setrlimit(resource.RLIMIT_NOFILE, (MEMCACHED_CONNECTIONS, hard))
+
+
 def run_memcached(launcher, work, reports):
     """memcached -t 2 under the tool, driven over loopback by a client in
     this script: 1,000 keys stored, then `get` commands of 10 to 1,000 keys,
@@ -625,9 +638,9 @@ def run_memcached(launcher, work, reports):
     user = ["-u", "root"] if os.geteuid() == 0 else []
     server = subprocess.Popen(launcher + [out_file(reports), needs_program("memcached"),
                                           "-l", "127.0.0.1", "-p", str(port), "-U", "0",
-                                          "-t", "2", "-m", "64", "-A"] + user,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              start_new_session=True)
+                                          "-t", "2", "-m", "64", "-A",
+                                          "-c", str(MEMCACHED_CONNECTIONS)] + user, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              start_new_session=True, preexec_fn=soft_limit_of_open_files)
     try:
         deadline = time.monotonic() + 120
         while True:
