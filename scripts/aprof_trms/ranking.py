@@ -163,8 +163,9 @@ def rank_routines(profile: aprof_profile.Profile, routines: Sequence, metric: st
                                             _conclusive_of(results), metric)
             row.collector = select.is_garbage_collector(row.routine)
         row.reason = _reason(row, scale, short)
-    fitted.sort(key=lambda row: (row.source is not None, row.collector, not row.conclusive,
-                                 -row.predicted_share, -row.share, row.routine.name))
+    fitted.sort(key=lambda row: (row.source is not None, row.collector,
+                                 not row.conclusive, -row.predicted_share,
+                                 -row.share, row.routine.name))
     unfitted.sort(key=lambda row: (-row.share, row.routine.name))
     return fitted + unfitted
 

@@ -263,13 +263,13 @@ def is_entry_wrapper(routine) -> bool:
 
 
 _COLLECTOR = re.compile("|".join(fnmatch.translate(p) for p in GARBAGE_COLLECTORS))
-_ABI_SUFFIX = re.compile(r"\.abi0$")
 
 
 def is_garbage_collector(routine) -> bool:
-    """A routine of a language runtime's garbage collector
-    (GARBAGE_COLLECTORS, by its name without Go's .abi0 suffix)."""
-    return bool(_COLLECTOR.match(_ABI_SUFFIX.sub("", routine.name)))
+    """A routine of a language runtime's garbage collector, by its name
+    (GARBAGE_COLLECTORS; Go's assembly routines of it, with the suffix
+    .abi0, are runtime.gcWriteBarrier*)."""
+    return bool(_COLLECTOR.match(routine.name))
 
 
 def _fittable(routine) -> bool:

@@ -222,10 +222,14 @@ def test_a_caller_whose_own_work_grows_or_that_recurses_is_held_to_the_growth_co
     assert carriers.carrier_of(p, driver, _driver_growth, _always) is None
 
 
-def test_self_growth_needs_two_sizes_with_a_self_cost():
+def test_self_growth_is_per_activation_and_needs_two_sizes_with_a_self_cost():
     r = routine("one", 100)
     assert carriers.self_growth(r) is None
     r.trms = {10: _point(10, 100, 0), 20: _point(20, 200, 5)}
     assert carriers.self_growth(r) is None
     r.trms[40] = _point(40, 400, 10)
     assert carriers.self_growth(r) == pytest.approx(1.0)
+    # Four activations of size 20, 5 blocks each: the sums grow, the
+    # activations' own work does not.
+    r.trms = {10: _point(10, 100, 5), 20: profile.Point(20, 4, 200, 200, 800, 160000, 20, 0, 0)}
+    assert carriers.self_growth(r) == pytest.approx(0.0)
