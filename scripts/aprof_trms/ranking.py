@@ -127,7 +127,8 @@ def rank_routines(profile: aprof_profile.Profile, routines: Sequence, metric: st
     """Rows of the given routines: the sources of growth first (routines no
     callee carries: carriers.py), confident fits by predicted cost at
     `scale` times the largest input, then inconclusive fits likewise; then
-    the carriers in the same order; then routines that could not be fitted
+    a language runtime's garbage collector (select.is_garbage_collector);
+    then the carriers in the same order; then routines that could not be fitted
     by share. Each row's .reason says why. find_carriers=False ranks rows
     that are not routines of the profile's call graph (contexts.py)."""
     fitted: List[Row] = []
