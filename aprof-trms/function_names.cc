@@ -140,8 +140,8 @@ bool FunctionNameIfEntry(DiEpoch epoch, Addr address, const HChar** name) {
 }
 
 // Where Valgrind knows no function, in an object without a Go table: the
-// unwind table's starts. (They include the starts of the PLT sections,
-// whose stubs get no frame whether entered by a call or a jump.)
+// unwind table's starts in .text (VG_(find_DebugInfo) knows an object by
+// its .text; the FDEs of the PLT sections, outside it, are never asked).
 bool IsFunctionEntry(DiEpoch epoch, Addr address) {
   const HChar* name;
   if (FunctionNameIfEntry(epoch, address, &name)) return true;
