@@ -170,6 +170,37 @@ def test_tail_jump_into_a_stripped_static_function_is_a_call(tmp_path):
     assert sizes == activations_by_size(full.report, named[address])
 
 
+def section_file_offset(path, name):
+    """Where the bytes of section `name` of an ELF file start in it (objdump -h)."""
+    out = subprocess.run(["objdump", "-h", path], capture_output=True, text=True,
+                         check=True).stdout
+    m = re.search(rf"^\s*\d+ {re.escape(name)}\s+\S+\s+\S+\s+\S+\s+([0-9a-f]+)", out, re.M)
+    assert m, out
+    return int(m.group(1), 16)
+
+
+def test_an_unusable_unwind_table_is_reported_and_leaves_tail_jumps_uncounted(tmp_path):
+    """The stripped tailjump with an .eh_frame_hdr of another version (the
+    program never unwinds, so it runs as before): one line says why the
+    table is unusable, and sum_prefix's cost stays with dispatch(), whose
+    activations are still exact."""
+    broken = tmp_path / "tailjump-broken"
+    data = bytearray(open(program("tailjump-stripped"), "rb").read())
+    data[section_file_offset(program("tailjump-stripped"), ".eh_frame_hdr")] = 2
+    broken.write_bytes(bytes(data))
+    broken.chmod(0o755)
+    run = run_tools(tmp_path, [Spec([str(broken), str(N)])])[0]
+    message = (f"aprof-trms: {broken}: the unwind table (.eh_frame_hdr) is unusable (not "
+               "version 1): tail jumps into its functions without a symbol are not calls")
+    assert run.stderr.count(message) == 1, run.stderr
+    assert run.counts() == {"dispatch": N, "sum_prefix": N}
+    routines = program_routines(run.report, str(broken))
+    address = next(a for name, a in nm_addresses(program("tailjump")).items()
+                   if "sum_prefix" in name)
+    assert address not in routines, sorted(map(hex, routines))
+    assert ar.activations(run.report, routines[nm_addresses(program("tailjump"))["dispatch"]]) == N
+
+
 # --- Names and arguments of any bytes (format version 5) ------------------------------
 
 ODD_SOURCE = rb"""#include <stdio.h>
