@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Function names from Valgrind's debug information or Go's function table
-// (function_names.h). An object's Go table is read from its file the first
-// time an address in it has no name in Valgrind's debug information, and
-// kept for the run (with the objects that have none, so that each file is
-// read once).
+// Function names from Valgrind's debug information or Go's function table,
+// and function entries from the unwind table (function_names.h). An
+// object's tables are read from its file the first time an address in it
+// has no name in Valgrind's debug information, and kept for the run (with
+// the objects that have none, so that each file is read once).
 //
 // Copyright (C) 2026, the aprof-trms authors.
 #include "function_names.h"
 
+#include "core/eh_frame_hdr.h"
 #include "core/go_pclntab.h"
 #include "core/internal_vector.h"
 
@@ -18,6 +19,9 @@ namespace {
 struct ObjectFunctions {
   const HChar* path;
   const GoFunctionTable* go;  // null: the object has no usable Go table
+  // Null: the object has a Go table (which marks every entry) or no usable
+  // .eh_frame_hdr.
+  const FunctionStarts* unwind;
 };
 
 // Objects whose file was looked at; created on first use (global
@@ -39,20 +43,13 @@ bool ReadAt(void* file, u64 offset, void* buffer, size_t size) {
   return true;
 }
 
-// The Go function table of the ELF file at `path`, or null. Says so when
-// the file has a table that cannot be used (its routines then keep their
-// addresses as names), and with -v how many names it read.
-const GoFunctionTable* ReadGoFunctions(const HChar* path) {
-  const SysRes opened = VG_(open)(path, VKI_O_RDONLY, 0);
-  if (sr_isError(opened)) return nullptr;
-  Int fd = static_cast<Int>(sr_Res(opened));
-  struct vg_stat status;
+// The Go function table of the ELF file, or null. Says so when the file
+// has a table that cannot be used (its routines then keep their addresses
+// as names), and with -v how many names it read.
+const GoFunctionTable* ReadGoFunctions(const HChar* path, const ElfFile& elf) {
   GoFunctionTable* table = New<GoFunctionTable>();
-  GoTableStatus read = GoTableStatus::kNone;
   const char* error = nullptr;
-  if (VG_(fstat)(fd, &status) == 0 && status.size > 0)
-    read = ReadGoFunctionTable({ReadAt, &fd, static_cast<u64>(status.size)}, table, &error);
-  VG_(close)(fd);
+  const GoTableStatus read = ReadGoFunctionTable(elf, table, &error);
   if (read == GoTableStatus::kUnusable)
     VG_(umsg)("aprof-trms: %s: Go's function table (.gopclntab) is unusable (%s): its routines "
               "are named by address\n", path, error);
@@ -66,13 +63,49 @@ const GoFunctionTable* ReadGoFunctions(const HChar* path) {
   return table;
 }
 
-const GoFunctionTable* GoFunctionsOf(const HChar* path) {
+// The function starts of the ELF file's unwind table, or null. Says so
+// when the table cannot be used (tail jumps into its symbol-less functions
+// are then not seen as calls), and with -v how many starts it read.
+const FunctionStarts* ReadUnwindStarts(const HChar* path, const ElfFile& elf) {
+  FunctionStarts* starts = New<FunctionStarts>();
+  const char* error = nullptr;
+  const UnwindTableStatus read = ReadFunctionStarts(elf, starts, &error);
+  if (read == UnwindTableStatus::kUnusable)
+    VG_(umsg)("aprof-trms: %s: the unwind table (.eh_frame_hdr) is unusable (%s): tail jumps "
+              "into its functions without a symbol are not calls\n", path, error);
+  if (read != UnwindTableStatus::kRead) {
+    Delete(starts);
+    return nullptr;
+  }
+  if (VG_(clo_verbosity) > 1)
+    VG_(umsg)("aprof-trms: %s: %lu function starts from the unwind table\n", path,
+              static_cast<unsigned long>(starts->size()));
+  return starts;
+}
+
+// The tables of the ELF file at `path`, opened once for both.
+ObjectFunctions ReadObjectFunctions(const HChar* path) {
+  ObjectFunctions object = {VG_(strdup)("aprof.function_names", path), nullptr, nullptr};
+  const SysRes opened = VG_(open)(path, VKI_O_RDONLY, 0);
+  if (sr_isError(opened)) return object;
+  Int fd = static_cast<Int>(sr_Res(opened));
+  struct vg_stat status;
+  if (VG_(fstat)(fd, &status) == 0 && status.size > 0) {
+    const ElfFile elf = {ReadAt, &fd, static_cast<u64>(status.size)};
+    object.go = ReadGoFunctions(path, elf);
+    if (!object.go) object.unwind = ReadUnwindStarts(path, elf);
+  }
+  VG_(close)(fd);
+  return object;
+}
+
+ObjectFunctions FunctionsOf(const HChar* path) {
   if (!g_objects) g_objects = New<InternalVector<ObjectFunctions>>();
   for (const ObjectFunctions& object : *g_objects)
-    if (VG_STREQ(object.path, path)) return object.go;
-  const ObjectFunctions object = {VG_(strdup)("aprof.function_names", path), ReadGoFunctions(path)};
+    if (VG_STREQ(object.path, path)) return object;
+  const ObjectFunctions object = ReadObjectFunctions(path);
   g_objects->push_back(object);
-  return object.go;
+  return object;
 }
 
 }  // namespace
@@ -80,7 +113,7 @@ const GoFunctionTable* GoFunctionsOf(const HChar* path) {
 bool GoFunctionAt(DiEpoch epoch, Addr address, const HChar** name, Addr* entry) {
   const DebugInfo* object = VG_(find_DebugInfo)(epoch, address);
   if (!object) return false;
-  const GoFunctionTable* go = GoFunctionsOf(VG_(DebugInfo_get_filename)(object));
+  const GoFunctionTable* go = FunctionsOf(VG_(DebugInfo_get_filename)(object)).go;
   if (!go) return false;
   // The table holds addresses as the object links them.
   const Addr bias = static_cast<Addr>(VG_(DebugInfo_get_text_bias)(object));
@@ -104,6 +137,21 @@ bool FunctionNameIfEntry(DiEpoch epoch, Addr address, const HChar** name) {
   if (VG_(get_fnname)(epoch, address, name)) return false;
   Addr entry;
   return GoFunctionAt(epoch, address, name, &entry) && entry == address;
+}
+
+// Where Valgrind knows no function, in an object without a Go table: the
+// unwind table's starts in .text (VG_(find_DebugInfo) knows an object by
+// its .text; the FDEs of the PLT sections, outside it, are never asked).
+bool IsFunctionEntry(DiEpoch epoch, Addr address) {
+  const HChar* name;
+  if (FunctionNameIfEntry(epoch, address, &name)) return true;
+  if (VG_(get_fnname)(epoch, address, &name)) return false;  // inside a function
+  const DebugInfo* object = VG_(find_DebugInfo)(epoch, address);
+  if (!object) return false;
+  const FunctionStarts* starts = FunctionsOf(VG_(DebugInfo_get_filename)(object)).unwind;
+  // The table holds addresses as the object links them.
+  const Addr bias = static_cast<Addr>(VG_(DebugInfo_get_text_bias)(object));
+  return starts && starts->Contains(address - bias);
 }
 
 }  // namespace aprof

@@ -43,7 +43,7 @@ class SuperblockInstrumenter {
     info_->object = VG_(find_DebugInfo)(epoch_, address);
     const HChar* ignored;
     info_->section = VG_(DebugInfo_sect_kind)(&ignored, address);
-    info_->is_function_entry = FunctionNameIfEntry(epoch_, address, &ignored);
+    info_->is_function_entry = IsFunctionEntry(epoch_, address);
     info_->is_plt_stub = info_->section == Vg_SectPLT ||
                          LooksLikePltStub(in, epoch_, address, ObjectDebugInfo(epoch_, address));
     info_->enters_goroutine = EntersGoroutine(address);
@@ -293,7 +293,7 @@ class SuperblockInstrumenter {
     const HChar* name;
     return VG_(find_DebugInfo)(epoch_, address) != info_->object ||
            VG_(DebugInfo_sect_kind)(&name, address) != info_->section ||
-           FunctionNameIfEntry(epoch_, address, &name);
+           IsFunctionEntry(epoch_, address);
   }
 
   struct CoveredAccess {

@@ -21,6 +21,12 @@
 
 namespace aprof {
 
+u64 LoadLittleEndian(const u8* p, u32 bytes) {
+  u64 value = 0;
+  for (u32 i = bytes; i-- > 0;) value = value << 8 | p[i];
+  return value;
+}
+
 namespace {
 
 constexpr u32 kMagicGo116 = 0xfffffffa;
@@ -31,12 +37,6 @@ constexpr u64 kPointerSize = 8;
 // hundred bytes of generic instantiation); the cap also bounds the search
 // for a name's end.
 constexpr u64 kMaxNameBytes = 64 * 1024;
-
-u64 LoadLittleEndian(const u8* p, u32 bytes) {
-  u64 value = 0;
-  for (u32 i = bytes; i-- > 0;) value = value << 8 | p[i];
-  return value;
-}
 
 // The section's bytes with every read checked against their end.
 class Bytes {

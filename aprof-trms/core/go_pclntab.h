@@ -20,6 +20,9 @@
 
 namespace aprof {
 
+// The unsigned little-endian number in the `bytes` (at most 8) at `p`.
+u64 LoadLittleEndian(const u8* p, u32 bytes);
+
 // Reads `size` bytes at `offset` of an open file into `buffer`; false if it
 // cannot (the file is shorter, a read error).
 using FileReader = bool (*)(void* file, u64 offset, void* buffer, size_t size);

@@ -115,6 +115,92 @@ def test_stripped_dispatcher_named_by_object_address_and_counted(tmp_path):
 
 
 
+def program_routines(report, prog):
+    """{object address: routine} of the routines of the program `prog`."""
+    return {rt.object_address: rt for rt in report.routines.values() if rt.object == prog}
+
+
+def call_graph(report, prog):
+    """The calls of and into the program `prog`, names aside: {(caller,
+    callee): (calls, inclusive cost)}, a routine of the program being its
+    object address and any other its name. Costs only between the program's
+    own routines (the others' may depend on the program's file name)."""
+    def key(rt):
+        return rt.object_address if rt.object == prog else rt.name
+    graph = {}
+    for e in report.calls.values():
+        caller, callee = report.routines[e.caller], report.routines[e.callee]
+        if prog in (caller.object, callee.object):
+            own = caller.object == callee.object == prog
+            graph[(key(caller), key(callee))] = (e.calls, e.inclusive_cost if own else None)
+    return graph
+
+
+def test_tail_jump_into_a_stripped_static_function_is_a_call(tmp_path):
+    """sum_prefix() is static and reached only by dispatch()'s tail jump
+    (`jmp *(%rdi)`). Stripped, it has no symbol; the unwind table marks its
+    entry, so the jump is still a call: the stripped run has sum_prefix as a
+    routine of its own, 0x<nm address>@tailjump-stripped, with exactly N
+    activations of the same input sizes and costs, and the same call graph
+    as the run with symbols. Without the unwind table its cost would stay
+    with dispatch()."""
+    prog, stripped = program("tailjump"), program("tailjump-stripped")
+    assert "sum_prefix" not in subprocess.run(["nm", stripped], capture_output=True,
+                                              text=True).stdout, "not stripped"
+    address = next(a for name, a in nm_addresses(prog).items() if "sum_prefix" in name)
+    full, bare = run_tools(tmp_path, [Spec([prog, str(N)]), Spec([stripped, str(N)])])
+    expected = {"dispatch": N, "sum_prefix": N}
+    assert full.counts() == bare.counts() == expected
+    named, unnamed = program_routines(full.report, prog), program_routines(bare.report, stripped)
+    assert address in unnamed, f"no routine at {address:#x}: {sorted(map(hex, unnamed))}"
+    callee = unnamed[address]
+    assert (callee.name, named[address].name) == \
+        (f"{address:#x}@tailjump-stripped", "sum_prefix(long const*, long)")
+    assert ar.activations(bare.report, callee) == N
+    assert ({a: ar.activations(full.report, rt) for a, rt in named.items()} ==
+            {a: ar.activations(bare.report, rt) for a, rt in unnamed.items()})
+    assert call_graph(full.report, prog) == call_graph(bare.report, stripped)
+    dispatcher = nm_addresses(prog)["dispatch"]
+    assert call_graph(bare.report, stripped)[(dispatcher, address)][0] == N
+    # The same activations: N input sizes, the same costs.
+    def activations_by_size(report, rt):
+        return {size: t[3:] for size, t in ar.tuples(report, "trms", rt).items()}
+    sizes = activations_by_size(bare.report, callee)
+    assert len(sizes) == N
+    assert sizes == activations_by_size(full.report, named[address])
+
+
+def section_file_offset(path, name):
+    """Where the bytes of section `name` of an ELF file start in it (objdump -h)."""
+    out = subprocess.run(["objdump", "-h", path], capture_output=True, text=True,
+                         check=True).stdout
+    m = re.search(rf"^\s*\d+ {re.escape(name)}\s+\S+\s+\S+\s+\S+\s+([0-9a-f]+)", out, re.M)
+    assert m, out
+    return int(m.group(1), 16)
+
+
+def test_an_unusable_unwind_table_is_reported_and_leaves_tail_jumps_uncounted(tmp_path):
+    """The stripped tailjump with an .eh_frame_hdr of another version (the
+    program never unwinds, so it runs as before): one line says why the
+    table is unusable, and sum_prefix's cost stays with dispatch(), whose
+    activations are still exact."""
+    broken = tmp_path / "tailjump-broken"
+    data = bytearray(open(program("tailjump-stripped"), "rb").read())
+    data[section_file_offset(program("tailjump-stripped"), ".eh_frame_hdr")] = 2
+    broken.write_bytes(bytes(data))
+    broken.chmod(0o755)
+    run = run_tools(tmp_path, [Spec([str(broken), str(N)])])[0]
+    message = (f"aprof-trms: {broken}: the unwind table (.eh_frame_hdr) is unusable (not "
+               "version 1): tail jumps into its functions without a symbol are not calls")
+    assert run.stderr.count(message) == 1, run.stderr
+    assert run.counts() == {"dispatch": N, "sum_prefix": N}
+    routines = program_routines(run.report, str(broken))
+    address = next(a for name, a in nm_addresses(program("tailjump")).items()
+                   if "sum_prefix" in name)
+    assert address not in routines, sorted(map(hex, routines))
+    assert ar.activations(run.report, routines[nm_addresses(program("tailjump"))["dispatch"]]) == N
+
+
 # --- Names and arguments of any bytes (format version 5) ------------------------------
 
 ODD_SOURCE = rb"""#include <stdio.h>

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/go_pclntab.h"
+#include "elf_test_files.h"
 
 namespace aprof {
 namespace {
@@ -38,51 +39,6 @@ std::string ProgramOnPath(const char* name) {
   ADD_FAILURE() << name << " not found on PATH (Debian package golang-go)";
   return "";
 }
-
-bool ReadFd(void* file, u64 offset, void* buffer, size_t size) {
-  return pread(*static_cast<int*>(file), buffer, size, static_cast<off_t>(offset)) ==
-         static_cast<ssize_t>(size);
-}
-
-// A file opened for the ELF reader.
-class OpenFile {
- public:
-  explicit OpenFile(const std::string& path) : fd_(open(path.c_str(), O_RDONLY)) {
-    struct stat status;
-    size_ = fd_ >= 0 && fstat(fd_, &status) == 0 ? static_cast<u64>(status.st_size) : 0;
-  }
-  ~OpenFile() {
-    if (fd_ >= 0) close(fd_);
-  }
-  ElfFile elf() { return {ReadFd, &fd_, size_}; }
-
- private:
-  int fd_;
-  u64 size_ = 0;
-};
-
-// Bytes copied to the end of a mapping followed by an inaccessible page:
-// reading one byte past them crashes.
-class GuardedBytes {
- public:
-  explicit GuardedBytes(const std::vector<u8>& bytes) {
-    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    pages_ = (bytes.size() + page - 1) / page * page + page;
-    base_ = static_cast<u8*>(
-        mmap(nullptr, pages_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-    EXPECT_NE(base_, MAP_FAILED);
-    EXPECT_EQ(mprotect(base_ + pages_ - page, page, PROT_NONE), 0);
-    data_ = base_ + pages_ - page - bytes.size();
-    if (!bytes.empty()) std::memcpy(data_, bytes.data(), bytes.size());
-  }
-  ~GuardedBytes() { munmap(base_, pages_); }
-  const u8* data() const { return data_; }
-
- private:
-  u8* base_;
-  size_t pages_;
-  u8* data_;
-};
 
 struct Function {
   u64 entry;
