@@ -907,6 +907,13 @@ def _thin_evidence(result: "FitResult", used: int, clusters: int) -> List[str]:
     return doubts
 
 
+def _enough_sizes(sizes: Sequence[float]) -> bool:
+    """Sizes that are evidence enough for a confident fit by their number
+    of clusters and their span (_thin_evidence's first two doubts)."""
+    return (evidence.size_clusters(sizes) >= CONFIDENT_CLUSTERS
+            and evidence.size_span(sizes) >= CONFIDENT_SPAN)
+
+
 def _points(sizes: Sequence[float], costs: Sequence[float]) -> Tuple[List[float], List[float]]:
     """Sizes and costs as lists of floats, checked (ValueError)."""
     n = np.asarray(sizes, dtype=float).ravel()
@@ -954,8 +961,7 @@ class _Prepared:
     def _populations(self, n: List[float], y: List[float], keep: List[bool]) -> List[bool]:
         """The costlier of two interleaved populations (populations.py),
         with a note, when the points hold two; else the envelope `keep`."""
-        found = populations.split(n, y, keep, ENVELOPE_DROP, evidence.size_clusters,
-                                  CONFIDENT_SPAN, CONFIDENT_CLUSTERS)
+        found = populations.split(n, y, keep, ENVELOPE_DROP, CONFIDENT_R2, _enough_sizes)
         if found is None:
             return keep
         self.two_populations = True

@@ -24,8 +24,10 @@ line: two-means with lines, started from the envelope's split), with
   both lines (two bands, not one cloud of scattered costs that two-means
   would cut in two; points below the cheaper line are that population's
   cheaper paths);
-- each population evidence of its own: fit.CONFIDENT_CLUSTERS clusters of
-  sizes spanning fit.CONFIDENT_SPAN at least;
+- each population a curve of its own: its line explains its points with
+  R^2 at least fit.CONFIDENT_R2 on the log-log scale (a rising curve, not a
+  band of scattered costs), and its sizes are evidence enough for a fit
+  (fit.CONFIDENT_CLUSTERS clusters spanning fit.CONFIDENT_SPAN at least);
 - interleaved sizes: the two populations' size ranges overlap over at least
   OVERLAP of the narrower one's range on the log scale (a regime change, one
   population at small sizes and the other at large ones, is not this).
@@ -34,7 +36,7 @@ Then the costlier population is fitted alone (the worst case per size of
 one kind of data) and the other is left out with a note.
 """
 import math
-from typing import List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
 __all__ = ["SAME_SLOPE", "STRAY", "OVERLAP", "Split", "split"]
 
@@ -43,11 +45,13 @@ STRAY = 0.05        # share of the points allowed in the middle half of the gap
 OVERLAP = 0.5       # the size ranges overlap over this share of the narrower one (log scale)
 _ROUNDS = 10        # reassignment rounds of the two-means (it settles in 2 or 3)
 
+Line = Tuple[float, float]   # (a, s): log cost = a + s * log size
+
 
 class Split:
     """The populations found: upper[i] is True for the points of the
-    costlier one; ratio the cost ratio between the two lines; slopes
-    (upper, lower) on the log-log scale."""
+    costlier one; ratio the cost ratio between the two lines at the mean
+    log size; slopes (the costlier's, the cheaper's) on the log-log scale."""
 
     def __init__(self, upper: List[bool], ratio: float, slopes: Tuple[float, float]):
         self.upper = upper
@@ -61,8 +65,58 @@ class Split:
                 f"the costlier {self.slopes[0]:.2f}) left out; fitted the costlier")
 
 
-def _line(x: List[float], v: List[float]) -> Optional[Tuple[float, float]]:
-    """Least-squares line v = a + s*x, (a, s), or None when x does not vary."""
+def split(sizes: Sequence[float], costs: Sequence[float], envelope: Sequence[bool], drop: float,
+          min_r2: float, enough_sizes: Callable[[List[float]], bool]) -> Optional[Split]:
+    """The two populations of the points (module docstring), or None.
+    envelope: the upper envelope's mask, the first guess of the costlier
+    population; drop: the least cost ratio between the two
+    (fit.ENVELOPE_DROP); min_r2: what each population's line must explain
+    (fit.CONFIDENT_R2); enough_sizes(sizes): whether one population's sizes
+    are evidence enough for a fit (fit.py: clusters and span)."""
+    # The log-log scale has no place for a size or cost of 0: those points
+    # keep the envelope's verdict.
+    positive = [i for i, (n, y) in enumerate(zip(sizes, costs)) if n > 0.0 and y > 0.0]
+    x = [math.log(sizes[i]) for i in positive]
+    v = [math.log(costs[i]) for i in positive]
+    upper = _two_means(x, v, [bool(envelope[i]) for i in positive])
+    if upper is None:
+        return None
+    upper_line, lower_line = _lines(x, v, upper)
+    slopes = upper_line[1], lower_line[1]
+    # The narrowest gap between the lines over the sizes.
+    gap = min(upper_line[0] - lower_line[0] + (slopes[0] - slopes[1]) * a for a in x)
+    if (abs(slopes[0] - slopes[1]) > SAME_SLOPE or gap < math.log(drop)
+            or _between(x, v, upper_line, lower_line, gap) > STRAY * len(x)
+            or not _on_lines(x, v, upper, (upper_line, lower_line), min_r2)
+            or not _interleaved(x, upper, enough_sizes)):
+        return None
+    mean = sum(x) / len(x)
+    mask = list(map(bool, envelope))
+    for i, u in zip(positive, upper):
+        mask[i] = u
+    return Split(mask, math.exp(upper_line[0] - lower_line[0] + (slopes[0] - slopes[1]) * mean),
+                 slopes)
+
+
+def _two_means(x: List[float], v: List[float], upper: List[bool]) -> Optional[List[bool]]:
+    """Two-means with lines, started from `upper`: each point goes to the
+    line it is nearer to (above the middle line: the costlier), until no
+    point moves; None when a group runs out of points or it does not
+    settle."""
+    for _ in range(_ROUNDS):
+        lines = _lines(x, v, upper)
+        if lines is None:
+            return None
+        (au, su), (al, sl) = lines
+        nearer = [2.0 * b > au + al + (su + sl) * a for a, b in zip(x, v)]
+        if nearer == upper:
+            return upper
+        upper = nearer
+    return None
+
+
+def _line(x: List[float], v: List[float]) -> Optional[Line]:
+    """Least-squares line through the points, or None when x does not vary."""
     mx, mv = sum(x) / len(x), sum(v) / len(v)
     sxx = sum((a - mx) ** 2 for a in x)
     if sxx <= 0.0:
@@ -71,31 +125,24 @@ def _line(x: List[float], v: List[float]) -> Optional[Tuple[float, float]]:
     return mv - slope * mx, slope
 
 
-def _lines(x: List[float], v: List[float], upper: List[bool]):
-    """The lines of the two groups, (upper, lower), or None."""
-    groups = [[(a, b) for a, b, u in zip(x, v, upper) if u == side] for side in (True, False)]
-    if any(len(g) < 2 for g in groups):
-        return None
-    lines = [_line([a for a, _ in g], [b for _, b in g]) for g in groups]
-    return None if None in lines else lines
+def _group(x: List[float], v: List[float], upper: List[bool], side: bool):
+    """The (log sizes, log costs) of one population."""
+    return [a for a, u in zip(x, upper) if u == side], [b for b, u in zip(v, upper) if u == side]
 
 
-def _interleaved(x: List[float], upper: List[bool], clusters, span: float, min_clusters: int) -> bool:
-    """Each population has min_clusters clusters spanning `span`, and their
-    ranges overlap over OVERLAP of the narrower one (log sizes x)."""
-    ranges = []
+def _lines(x: List[float], v: List[float], upper: List[bool]) -> Optional[List[Line]]:
+    """The lines of the costlier and the cheaper group, or None."""
+    lines = []
     for side in (True, False):
-        sizes = [math.exp(a) for a, u in zip(x, upper) if u == side]
-        if clusters(sizes) < min_clusters or max(sizes) < span * min(sizes):
-            return False
-        ranges.append((min(a for a, u in zip(x, upper) if u == side),
-                       max(a for a, u in zip(x, upper) if u == side)))
-    overlap = min(ranges[0][1], ranges[1][1]) - max(ranges[0][0], ranges[1][0])
-    narrower = min(high - low for low, high in ranges)
-    return overlap >= OVERLAP * narrower
+        gx, gv = _group(x, v, upper, side)
+        line = _line(gx, gv) if len(gx) >= 2 else None
+        if line is None:
+            return None
+        lines.append(line)
+    return lines
 
 
-def _between(x: List[float], v: List[float], upper_line, lower_line, gap: float) -> int:
+def _between(x: List[float], v: List[float], upper_line: Line, lower_line: Line, gap: float) -> int:
     """How many points lie in the middle half of the gap between the two
     lines, more than a quarter of the gap from each: neither population's."""
     count = 0
@@ -106,49 +153,31 @@ def _between(x: List[float], v: List[float], upper_line, lower_line, gap: float)
     return count
 
 
-def split(sizes: Sequence[float], costs: Sequence[float], envelope: Sequence[bool],
-          drop: float, clusters, span: float, min_clusters: int) -> Optional[Split]:
-    """The two populations of the points (module docstring), or None.
-    envelope: the upper envelope's mask, the first guess of the costlier
-    population; drop: the least cost ratio between the two (fit.ENVELOPE_DROP);
-    clusters: evidence.size_clusters; span and min_clusters: what each
-    population needs (fit.CONFIDENT_SPAN, fit.CONFIDENT_CLUSTERS)."""
-    # The log-log scale has no place for a size or cost of 0: those points
-    # keep the envelope's verdict.
-    positive = [i for i, (n, y) in enumerate(zip(sizes, costs)) if n > 0.0 and y > 0.0]
-    x = [math.log(sizes[i]) for i in positive]
-    v = [math.log(costs[i]) for i in positive]
-    found = _two_lines(x, v, [envelope[i] for i in positive], drop, clusters, span, min_clusters)
-    if found is None:
-        return None
-    upper = list(envelope)
-    for i, u in zip(positive, found.upper):
-        upper[i] = u
-    found.upper = upper
-    return found
+def _r2(x: List[float], v: List[float], line: Line) -> float:
+    """R^2 of a line through the points, 0 when v does not vary."""
+    mv = sum(v) / len(v)
+    total = sum((b - mv) ** 2 for b in v)
+    residual = sum((b - line[0] - line[1] * a) ** 2 for a, b in zip(x, v))
+    return 1.0 - residual / total if total > 0.0 else 0.0
 
 
-def _two_lines(x: List[float], v: List[float], envelope: List[bool], drop: float, clusters,
-               span: float, min_clusters: int) -> Optional[Split]:
-    """split() on the log-log scale: x log sizes, v log costs."""
-    upper = list(envelope)
-    for _ in range(_ROUNDS):
-        lines = _lines(x, v, upper)
-        if lines is None:
-            return None
-        (au, su), (al, sl) = lines
-        nearer = [b - (au + su * a) > (al + sl * a) - b for a, b in zip(x, v)]
-        if nearer == upper:
-            break
-        upper = nearer
-    else:
-        return None
-    gap = min(au - al + (su - sl) * a for a in x)   # between the lines, over the sizes
-    if abs(su - sl) > SAME_SLOPE or gap < math.log(drop):
-        return None
-    if _between(x, v, (au, su), (al, sl), gap) > STRAY * len(x):
-        return None
-    if not _interleaved(x, upper, clusters, span, min_clusters):
-        return None
-    ratio = math.exp((au - al) + (su - sl) * sum(x) / len(x))
-    return Split(upper, ratio, (su, sl))
+def _on_lines(x: List[float], v: List[float], upper: List[bool], lines: Sequence[Line],
+              min_r2: float) -> bool:
+    """Each population's line explains its points with R^2 >= min_r2: a
+    curve that rises, not a band of scattered costs."""
+    return all(_r2(*_group(x, v, upper, side), line) >= min_r2
+               for side, line in zip((True, False), lines))
+
+
+def _interleaved(x: List[float], upper: List[bool], enough_sizes) -> bool:
+    """Each population's sizes are evidence enough, and their ranges
+    overlap over OVERLAP of the narrower one (x: log sizes)."""
+    ranges = []
+    for side in (True, False):
+        logs = [a for a, u in zip(x, upper) if u == side]
+        if not enough_sizes([math.exp(a) for a in logs]):
+            return False
+        ranges.append((min(logs), max(logs)))
+    overlap = min(ranges[0][1], ranges[1][1]) - max(ranges[0][0], ranges[1][0])
+    narrower = min(high - low for low, high in ranges)
+    return overlap >= OVERLAP * narrower
