@@ -251,14 +251,14 @@ class FitResult:
     sizes: List[float] = dataclasses.field(default_factory=list)   # the points fitted
     costs: List[float] = dataclasses.field(default_factory=list)   # (the upper envelope)
     left_out: int = 0       # points below the upper envelope, not fitted
-    # The points left out are a second population (populations.py), not
-    # cheaper paths: the envelope's share kept says nothing then.
-    two_populations: bool = False
     notes: List[str] = dataclasses.field(default_factory=list)     # what the reader must know
     # The doubts known when the points were prepared (two regimes), and the
     # clusters of the sizes fitted: the property doubts adds the others.
     prior_doubts: List[str] = dataclasses.field(default_factory=list)
     clusters: Optional[int] = None
+    # The points left out are a second population (populations.py), not
+    # cheaper paths: the envelope's share kept says nothing then.
+    two_populations: bool = False
     # The properties doubts, points_slope and model_slope, once computed
     # (judged: doubts).
     judged: Optional[List[str]] = None
