@@ -152,3 +152,14 @@ def test_rank_puts_the_two_population_sort_before_a_small_confident_row(tmp_path
     rows = [line.split() for line in r.stdout.splitlines() if line[:3].strip().isdigit()]
     assert [row[6] for row in rows[:2]] == ["sort", "startup"], r.stdout
     assert rows[0][3] == "ok", r.stdout
+
+
+def test_points_of_size_or_cost_0_keep_the_envelope_verdict():
+    """The log-log scale has no place for 0: a routine that read nothing
+    once (size 0) still has its two populations found, and that point
+    stays where the envelope put it."""
+    sizes, costs = two_sorts()
+    found = populations.split([0] + sizes, [3] + costs, [True] + af.upper_envelope(sizes, costs).tolist(),
+                              af.ENVELOPE_DROP, af.CONFIDENT_R2, af._enough_sizes)
+    assert found is not None and found.upper[0] is True
+    assert [n for n, u in zip(sizes, found.upper[1:]) if u] == STRINGS
