@@ -1211,6 +1211,10 @@ def fit_points(sizes: Sequence[float], costs: Sequence[float],
     - points off the upper envelope (upper_envelope: a cheaper path) are
       left out when at least min_distinct sizes remain (result.left_out,
       a note); otherwise all are fitted and the two regimes are a doubt;
+    - when the points are two interleaved curves of the same growth
+      (populations.py: one routine's work on two kinds of data), the
+      costlier one is fitted alone (a note), and the share the envelope
+      keeps is no doubt;
     - points below a jump to another regime (_regime_start: cheaper work
       at smaller sizes, which no model of the family joins to the points
       above) are left out when min_distinct sizes remain above it (a note);
