@@ -37,6 +37,8 @@ class Row:
     follows_points: bool = False           # growth_factor from the points' slope (fit.py)
     # The routine its growth comes from, when callees carry it (carriers.py).
     source: Optional[aprof_profile.RoutineProfile] = None
+    # A language runtime's garbage collector (select.is_garbage_collector).
+    collector: bool = False
 
     @property
     def fitted(self) -> bool:
@@ -84,6 +86,12 @@ def _reason(row: Row, scale: float, short: bool = False) -> str:
     if row.source is not None:
         return (what + f"; its growth is carried by its callee {display_name(row.source, short)}, "
                 "so after the routines where growth comes from")
+    if row.collector:
+        return (what + ("; confident" if row.conclusive else "; inconclusive: "
+                        + "; ".join(row.result.doubts))
+                + "; the language runtime's garbage collector: its work grows with the heap the "
+                "program allocates, not with an algorithm of the program, so after the "
+                "program's routines")
     if row.conclusive:
         return what + "; confident" + (f"; {notes[0]}" if notes else "")
     return what + "; inconclusive: " + "; ".join(row.result.doubts) + ", so after the confident fits"
@@ -119,7 +127,8 @@ def rank_routines(profile: aprof_profile.Profile, routines: Sequence, metric: st
     """Rows of the given routines: the sources of growth first (routines no
     callee carries: carriers.py), confident fits by predicted cost at
     `scale` times the largest input, then inconclusive fits likewise; then
-    the carriers in the same order; then routines that could not be fitted
+    a language runtime's garbage collector (select.is_garbage_collector);
+    then the carriers in the same order; then routines that could not be fitted
     by share. Each row's .reason says why. find_carriers=False ranks rows
     that are not routines of the profile's call graph (contexts.py)."""
     fitted: List[Row] = []
@@ -152,9 +161,11 @@ def rank_routines(profile: aprof_profile.Profile, routines: Sequence, metric: st
                                   / predicted_total)
         if find_carriers:
             row.source = carriers.source_of(profile, row.routine, growth_of, known,
-                                            _conclusive_of(results))
+                                            _conclusive_of(results), metric)
+            row.collector = select.is_garbage_collector(row.routine)
         row.reason = _reason(row, scale, short)
-    fitted.sort(key=lambda row: (row.source is not None, not row.conclusive, -row.predicted_share,
+    fitted.sort(key=lambda row: (row.source is not None, row.collector,
+                                 not row.conclusive, -row.predicted_share,
                                  -row.share, row.routine.name))
     unfitted.sort(key=lambda row: (-row.share, row.routine.name))
     return fitted + unfitted

@@ -68,8 +68,8 @@ from typing import Callable, List, Optional, Sequence
 from . import elf, names
 from .errors import UserError
 
-__all__ = ["ENTRY_WRAPPERS", "LIBC_OBJECTS", "MIN_DISTINCT_SIZES", "Selection", "examples",
-           "add_selection_arguments", "select_routines", "label"]
+__all__ = ["ENTRY_WRAPPERS", "GARBAGE_COLLECTORS", "LIBC_OBJECTS", "MIN_DISTINCT_SIZES", "Selection", "examples",
+           "add_selection_arguments", "select_routines", "label", "is_garbage_collector"]
 
 # The fitter's own minimum (fit.MIN_DISTINCT_SIZES); not imported from fit,
 # which needs numpy and scipy, so that commands check their arguments fast.
@@ -99,6 +99,24 @@ ENTRY_WRAPPERS = frozenset({
                  "runtime.asyncPreempt", "runtime.asyncPreempt2", "runtime.goexit",
                  "runtime.goexit0", "runtime.goexit1", "runtime.exitsyscall0")
     for suffix in ("", ".abi0"))
+# The garbage collectors of language runtimes (is_garbage_collector): work
+# the runtime does on its own schedule, in its own worker goroutines or
+# threads or inside an allocation, over the whole heap; its cost grows with
+# what the program keeps allocated, not with an algorithm of the program
+# (docs/analysis.md, "rank.py"). Go's runtime (named from .gopclntab),
+# CPython's cyclic collector, CRuby's, Lua's and PHP's cycle collector;
+# the allocators themselves (malloc, Go's mallocgc) are not here: the
+# program calls them, each call for what it asks.
+GARBAGE_COLLECTORS = (
+    "runtime.gc*", "runtime.scan*", "runtime.markroot*", "runtime.greyobject", "runtime.shade",
+    "runtime.findObject", "runtime.wbBuf*", "runtime.bulkBarrier*", "runtime.bgsweep",
+    "runtime.sweepone", "runtime.bgscavenge", "runtime.(*gcWork).*",
+    "runtime.(*gcControllerState).*", "runtime.(*wbBuf).*", "runtime.(*mspan).sweep",
+    "runtime.(*sweepLocked).sweep", "runtime.(*scavengerState).*",
+    "gc_collect_main", "PyGC_Collect", "_PyGC_CollectNoFail",
+    "rb_gc", "rb_gc_start", "rb_gc_mark*", "garbage_collect", "gc_marks*", "gc_mark_*", "gc_sweep*",
+    "luaC_step", "luaC_fullgc", "zend_gc_collect_cycles",
+)
 LIBC_OBJECTS = ("ld-linux*.so*", "ld.so*", "ld-*.so", "libc.so*", "libc-*.so")
 _GLOB_CHARS = re.compile(r"[*?\[]")
 
@@ -242,6 +260,16 @@ def is_entry_wrapper(routine) -> bool:
     name = _OFFSET_SUFFIX.sub("", routine.name)
     return ((bool(_WRAPPER_PART.search(name)) and names.qualified_name(name) in ENTRY_WRAPPERS)
             or (name.startswith("0x") and elf.is_entry_point(name, routine.object)))
+
+
+_COLLECTOR = re.compile("|".join(fnmatch.translate(p) for p in GARBAGE_COLLECTORS))
+
+
+def is_garbage_collector(routine) -> bool:
+    """A routine of a language runtime's garbage collector, by its name
+    (GARBAGE_COLLECTORS; Go's assembly routines of it, with the suffix
+    .abi0, are runtime.gcWriteBarrier*)."""
+    return bool(_COLLECTOR.match(routine.name))
 
 
 def _fittable(routine) -> bool:

@@ -162,3 +162,74 @@ def test_rank_carries_a_single_call_by_the_callee_unless_the_caller_fit_is_confi
     assert shell.growth - rows["statement"].growth > 0.5
     assert shell.conclusive == (count >= 8)
     assert (shell.source is None) == shell.conclusive, shell.reason
+
+
+def _point(size, cost, self_cost):
+    return profile.Point(size, 1, cost, cost, cost, cost * cost, self_cost, 0, 0)
+
+
+def _driver(self_per_activation, recursive=False):
+    """brotli's main: one activation per file, reading it in chunks and
+    handing each to the encoder (17 calls in 10 activations, so not the
+    single call); its inclusive cost grows with the file (n), the
+    encoder's per call saturates at the chunk (log n): the growth
+    comparison does not carry it."""
+    sizes = synthetic.sizes(10, 6000, 1.65)
+    costs = [100 * n for n in sizes]
+    driver = profile.RoutineProfile((OBJ, "driver"), "driver", "driver", OBJ, calls=10,
+                                    self_cost=sum(self_per_activation(n) for n in sizes),
+                                    cumulative_cost=sum(costs))
+    driver.trms = {n: _point(n, c, self_per_activation(n)) for n, c in zip(sizes, costs)}
+    encoder = routine("encoder", sum(costs) - driver.self_cost)
+    calls = {((OBJ, "driver"), (OBJ, "encoder")): profile.EdgeTotals(17, encoder.cumulative_cost)}
+    if recursive:
+        calls[((OBJ, "driver"), (OBJ, "driver"))] = profile.EdgeTotals(5, sum(costs) // 2)
+    p = profile.Profile([], [], "bb", 4, True, "all", sum(costs), {driver.key: driver,
+                                                                   encoder.key: encoder},
+                        calls=calls)
+    return p, driver, encoder
+
+
+def _driver_growth(r):
+    return {"driver": 1.0, "encoder": 0.2}[r.name]
+
+
+def _always(r):
+    return True
+
+
+def test_a_caller_whose_own_work_does_not_grow_is_carried_whatever_the_fits():
+    """Its own cost per activation is 159 to 229 blocks (slope 0.08) while
+    its calls rise 100-fold: it adds a constant to its callee, so the
+    callee carries it although their fits differ and the caller's is
+    confident."""
+    p, driver, encoder = _driver(lambda n: 150 + int(n ** 0.3))
+    assert carriers.self_growth(driver) < carriers.FLAT_SELF_GROWTH
+    assert carriers.carrier_of(p, driver, _driver_growth, _always) is encoder
+    assert carriers.source_of(p, driver, _driver_growth, None, _always) is encoder
+
+
+def test_a_caller_whose_own_work_grows_or_that_recurses_is_held_to_the_growth_comparison():
+    """A loop of n calls runs at least a block of its own per iteration
+    (insertion sort's outer loop: slope 1): the loop is a source of growth
+    when its callee grows slower. A recursive routine's self cost is one
+    level's (Karatsuba's three products per level), whatever the recursion
+    multiplies."""
+    p, driver, _ = _driver(lambda n: 5 * n)
+    assert carriers.self_growth(driver) == pytest.approx(1.0, abs=0.01)
+    assert carriers.carrier_of(p, driver, _driver_growth, _always) is None
+    p, driver, _ = _driver(lambda n: 150 + int(n ** 0.3), recursive=True)
+    assert carriers.carrier_of(p, driver, _driver_growth, _always) is None
+
+
+def test_self_growth_is_per_activation_and_needs_two_sizes_with_a_self_cost():
+    r = routine("one", 100)
+    assert carriers.self_growth(r) is None
+    r.trms = {10: _point(10, 100, 0), 20: _point(20, 200, 5)}
+    assert carriers.self_growth(r) is None
+    r.trms[40] = _point(40, 400, 10)
+    assert carriers.self_growth(r) == pytest.approx(1.0)
+    # Four activations of size 20, 5 blocks each: the sums grow, the
+    # activations' own work does not.
+    r.trms = {10: _point(10, 100, 5), 20: profile.Point(20, 4, 200, 200, 800, 160000, 20, 0, 0)}
+    assert carriers.self_growth(r) == pytest.approx(0.0)

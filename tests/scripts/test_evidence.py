@@ -108,6 +108,39 @@ def test_a_model_flatter_than_its_points_at_the_largest_sizes_is_inconclusive():
                             "with slope 1.50") for d in doubts), doubts
 
 
+def test_a_model_steeper_than_its_points_beyond_its_own_interval_is_inconclusive():
+    """bc squares numbers of 100 to 20,000 digits by Karatsuba (n^1.58 in
+    the digits, one digit a byte: a quarter cell each); every activation
+    also reads the allocator's state, a slowly growing 100 to 580 cells.
+    The small sizes are mostly that state, the size range is compressed at
+    its small end, and the whole range fits a confident-looking n^2 whose
+    interval lies above the slope of the largest sizes (1.7), where the
+    state matters least: 0.28 steeper, within SLOPE_TOLERANCE but beyond
+    STEEPER_TOLERANCE and outside the fit's own interval."""
+    digits = synthetic.sizes(30, 100, 1.2)
+    result = fit.fit_points([int(d / 4 + 100 * (d / 100) ** 0.33) for d in digits],
+                            [round(50 * d ** 1.58) for d in digits])
+    model, points = result.slopes()
+    assert evidence.STEEPER_TOLERANCE < model - points < evidence.SLOPE_TOLERANCE
+    assert points < result.interval[0]
+    assert not result.conclusive
+    assert any(d.startswith(f"grows with slope {model:.2f} at the largest sizes, where its points "
+                            f"rise with slope {points:.2f}") for d in result.doubts), result.doubts
+
+
+def test_a_smaller_disagreement_needs_the_interval_to_exclude_the_points():
+    # bc's multiplication: n^2.21 [2.04, 2.38], its points 1.90 at the top.
+    assert evidence.disagrees_with_points(2.21, 1.90, (2.04, 2.38))
+    # A wide interval that holds the points' slope (fd's file walker).
+    assert not evidence.disagrees_with_points(0.99, 0.69, (0.61, 1.17))
+    # Outside the interval, but by less than STEEPER_TOLERANCE: a log factor.
+    assert not evidence.disagrees_with_points(1.20, 1.05, (1.10, 1.30))
+    assert not evidence.disagrees_with_points(2.21, 1.90, None)
+    # Flatter than the points: only SLOPE_TOLERANCE decides.
+    assert not evidence.disagrees_with_points(1.70, 2.00, (1.80, 1.90))
+    assert evidence.disagrees_with_points(1.60, 2.00, (1.50, 1.70))
+
+
 def noisy_n_log_n(sizes, seed):
     rng = np.random.default_rng(seed)
     return fit.fit_points(sizes, [round(4 * n * math.log2(n + 1) * (1 + 0.02 * rng.standard_normal()))

@@ -243,3 +243,22 @@ def test_inconclusive_growth_does_not_shrink_the_other_shares(tmp_path):
     assert rows["lin"].conclusive and not rows["wild"].conclusive
     assert 40 < rows["lin"].share < 60
     assert rows["lin"].predicted_share > 80, rows["lin"].predicted_share
+
+
+def test_a_garbage_collector_comes_after_the_programs_routines(tmp_path):
+    """Go's collector marks the heap the program allocated: scanobject grows
+    steeper than the parser and holds more of the cost, but it is no
+    algorithm of the program. It comes after the program's confident and
+    inconclusive routines, and its row says why."""
+    sizes = synthetic.sizes(14)
+    path = synthetic.write_report(tmp_path / "r", [
+        synthetic.Routine("runtime.scanobject", lambda n: 200 + n * n / 2, sizes, noise=0.01),
+        synthetic.Routine("main.parse", lambda n: 1000 + 20 * n, sizes, noise=0.01),
+        synthetic.Routine("main.few", lambda n: 100 * n, synthetic.sizes(6)),
+    ])
+    r = run("--min-share", "0", path)
+    assert r.returncode == 0, r.stderr
+    assert order(r.stdout) == ["main.parse", "main.few", "runtime.scanobject"], r.stdout
+    assert why(r.stdout, "runtime.scanobject").endswith(
+        "; confident; the language runtime's garbage collector: its work grows with the heap the "
+        "program allocates, not with an algorithm of the program, so after the program's routines")

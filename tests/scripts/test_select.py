@@ -285,3 +285,19 @@ def test_the_share_floor_counts_inclusive_cost(tmp_path):
     dispatch.cumulative_cost += work.cumulative_cost   # as the tool writes it
     assert 100.0 * dispatch.self_cost / prof.total_cost < 1.0
     assert sorted(chosen(prof, [], min_share=1.0)) == ["dispatch", "work"]
+
+
+def test_garbage_collectors_of_language_runtimes():
+    """Go's collector (its workers, marking, sweeping, write-barrier
+    buffers; assembly with .abi0), CPython's, CRuby's, Lua's and PHP's; not
+    the allocators the program calls, nor names that merely contain gc."""
+    for name in ("runtime.scanobject", "runtime.gcDrain", "runtime.gcBgMarkWorker.func2",
+                 "runtime.greyobject", "runtime.markroot", "runtime.(*gcWork).tryGet",
+                 "runtime.wbBufFlush1", "runtime.gcWriteBarrierCX.abi0", "runtime.bgsweep",
+                 "runtime.(*mspan).sweep", "gc_collect_main", "rb_gc_mark_children",
+                 "gc_marks_rest", "luaC_step", "zend_gc_collect_cycles"):
+        assert select.is_garbage_collector(named(name)), name
+    for name in ("runtime.mallocgc", "runtime.newobject", "runtime.growslice", "malloc",
+                 "_int_free", "main.gcd", "my_runtime.gcDrain", "rb_gc_writebarrier",
+                 "mvdan.cc/sh/v3/syntax.(*Parser).stmts", "runtime.(*mspan).init"):
+        assert not select.is_garbage_collector(named(name)), name
