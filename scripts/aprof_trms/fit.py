@@ -94,6 +94,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import evidence
+from . import populations
 from .names import number
 
 __all__ = ["MODELS", "MIN_DISTINCT_SIZES", "K_RANGE", "LOG_GROWTH",
@@ -255,6 +256,9 @@ class FitResult:
     # clusters of the sizes fitted: the property doubts adds the others.
     prior_doubts: List[str] = dataclasses.field(default_factory=list)
     clusters: Optional[int] = None
+    # The points left out are a second population (populations.py), not
+    # cheaper paths: the envelope's share kept says nothing then.
+    two_populations: bool = False
     # The properties doubts, points_slope and model_slope, once computed
     # (judged: doubts).
     judged: Optional[List[str]] = None
@@ -898,9 +902,16 @@ def _thin_evidence(result: "FitResult", used: int, clusters: int) -> List[str]:
     if span < CONFIDENT_SPAN:
         doubts.append(f"sizes span only {span:.3g}x (confident from {CONFIDENT_SPAN:g}x)")
     total = len(result.sizes) + result.left_out
-    if result.left_out and len(result.sizes) < CONFIDENT_KEPT * total:
+    if result.left_out and not result.two_populations and len(result.sizes) < CONFIDENT_KEPT * total:
         doubts.append(f"the upper envelope keeps {len(result.sizes)} of {total} points")
     return doubts
+
+
+def _enough_sizes(sizes: Sequence[float]) -> bool:
+    """Sizes that are evidence enough for a confident fit by their number
+    of clusters and their span (_thin_evidence's first two doubts)."""
+    return (evidence.size_clusters(sizes) >= CONFIDENT_CLUSTERS
+            and evidence.size_span(sizes) >= CONFIDENT_SPAN)
 
 
 def _points(sizes: Sequence[float], costs: Sequence[float]) -> Tuple[List[float], List[float]]:
@@ -928,10 +939,15 @@ class _Prepared:
         self.notes: List[str] = []
         self.doubts: List[str] = []
         keep = _envelope(n, y)
+        self.two_populations = False
+        if keep.count(False):
+            keep = self._populations(n, y, keep)
         self.left_out = keep.count(False)
         if self.left_out:
             kept_n = [v for v, k in zip(n, keep) if k]
-            if len(set(kept_n)) >= min_distinct:
+            if self.two_populations:
+                n, y = kept_n, [v for v, k in zip(y, keep) if k]
+            elif len(set(kept_n)) >= min_distinct:
                 self.notes.append(f"fitted on the upper envelope: {self.left_out} of {len(n)} points "
                                   f"at least {ENVELOPE_DROP:g}x cheaper than at a smaller size (a "
                                   "cheaper path) left out")
@@ -941,6 +957,16 @@ class _Prepared:
                                    f"{ENVELOPE_DROP:g}x cheaper than at a smaller size")
                 self.left_out = 0
         self._leave_out_lower_regime(n, y, min_distinct)
+
+    def _populations(self, n: List[float], y: List[float], keep: List[bool]) -> List[bool]:
+        """The costlier of two interleaved populations (populations.py),
+        with a note, when the points hold two; else the envelope `keep`."""
+        found = populations.split(n, y, keep, ENVELOPE_DROP, CONFIDENT_R2, _enough_sizes)
+        if found is None:
+            return keep
+        self.two_populations = True
+        self.notes.append(found.note())
+        return found.upper
 
     def _leave_out_lower_regime(self, n: List[float], y: List[float], min_distinct: int) -> None:
         """Fits the points from the regime jump on (_regime_start), when
@@ -963,6 +989,7 @@ class _Prepared:
         only a jump to another regime, as __init__ would."""
         prepared = cls.__new__(cls)
         prepared.distinct, prepared.left_out, prepared.notes, prepared.doubts = len(n), 0, [], []
+        prepared.two_populations = False
         prepared._leave_out_lower_regime(n, y, min_distinct)
         return prepared
 
@@ -1064,6 +1091,7 @@ def _result(prepared: _Prepared, fits: List[Fit], clusters: float, rise: float,
         notes.append(f"free exponent at the fitter's bound: growth is {bound} "
                      f"n^{result.best.k:g}")
     result.prior_doubts, result.clusters = prepared.doubts, int(clusters)
+    result.two_populations = prepared.two_populations
     return result
 
 
@@ -1183,6 +1211,10 @@ def fit_points(sizes: Sequence[float], costs: Sequence[float],
     - points off the upper envelope (upper_envelope: a cheaper path) are
       left out when at least min_distinct sizes remain (result.left_out,
       a note); otherwise all are fitted and the two regimes are a doubt;
+    - when the points are two interleaved curves of the same growth
+      (populations.py: one routine's work on two kinds of data), the
+      costlier one is fitted alone (a note), and the share the envelope
+      keeps is no doubt;
     - points below a jump to another regime (_regime_start: cheaper work
       at smaller sizes, which no model of the family joins to the points
       above) are left out when min_distinct sizes remain above it (a note);

@@ -31,7 +31,8 @@ LAYER_NAMES = {MODEL: "model", VIEW: "view", RUNNER: "runner", COMMAND: "command
 
 LAYERS = {
     "__init__": MODEL, "errors": MODEL, "names": MODEL, "elf": MODEL, "report": MODEL,
-    "profile": MODEL, "sources": MODEL, "programs": MODEL, "evidence": MODEL, "fit": MODEL,
+    "profile": MODEL, "sources": MODEL, "programs": MODEL, "evidence": MODEL, "populations": MODEL,
+    "fit": MODEL,
     "carriers": MODEL, "select": MODEL, "ranking": MODEL, "table": MODEL,
     "output": VIEW, "plotting": VIEW, "sources_graph": VIEW, "html_json": VIEW,
     "html_calls": VIEW, "html_graph": VIEW, "html_threads": VIEW,
