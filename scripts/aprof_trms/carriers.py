@@ -27,6 +27,20 @@ callee C when
   confident fit is evidence that the two grow apart, and the rule is
   for fits that cannot tell (sqlite3's statement loop: 7 sizes spanning
   2.2x).
+- the growth comparison needs C's inputs on R's scale: a callee whose
+  largest input is more than SIZE_AXES_APART times below R's (a sort's
+  comparison of two elements, a compressor's match finder in its bounded
+  window) has its exponent measured on another axis, and R's growth is
+  then its own loop of calls: lua's quicksort was carried by its
+  comparison wrapper, fitted n^2 on 6 sizes of a few cells each;
+- or R is the program's or a thread's first routine of its own (called,
+  and only by the runtime's entry wrappers: `main` under
+  `__libc_start_call_main`, a thread's start routine under
+  `start_thread`), whatever the fits: its growth is the whole program's
+  or thread's, which a callee with CARRIED_SHARE of it does (cjpeg's
+  `main` looping over rows, zstd's worker threads looping over jobs,
+  would otherwise come first once their callees' inputs are on another
+  scale);
 - or R's own work does not grow: the log-log slope of its self cost per
   activation over its input sizes is at most FLAT_SELF_GROWTH (and R
   calls no activation of itself). Then everything R adds to its callees
@@ -49,6 +63,7 @@ carries. Reports without call records (version < 3) have no carriers.
 import math
 from typing import Callable, Dict, Optional
 
+from . import select
 from .fit import DISTINCT_GROWTH
 from .profile import EdgeTotals, Profile, RoutineKey, RoutineProfile
 
@@ -58,6 +73,7 @@ __all__ = ["CARRIED_SHARE", "SINGLE_CALL_SHARE", "FLAT_SELF_GROWTH", "carrier_of
 CARRIED_SHARE = 0.5     # of the caller's inclusive cost, in calls to one callee
 SINGLE_CALL_SHARE = 0.9  # ... when called at most once per activation: carried, whatever the fits
 FLAT_SELF_GROWTH = 0.2  # a self cost per activation growing at most this slope does not grow
+SIZE_AXES_APART = 10    # a callee's largest input this many times below its caller's: other axis
 _MAX_DEPTH = 64         # carriers followed down (call chains are rarely deeper)
 
 # A routine's fitted growth exponent, or None when it cannot be fitted.
@@ -84,9 +100,12 @@ def carrier_of(profile: Profile, routine: RoutineProfile, growth_of: GrowthOf,
              and edge.inclusive_cost >= CARRIED_SHARE * routine.cumulative_cost]
     if not heavy:
         return None
+    if _is_root(profile, routine):
+        return profile.routines[heavy[0][0]]
     own = growth_of(routine)
     if own is None:
         return None
+    largest = _largest_size(routine, metric)
     recursive = any(key == routine.key for key, _ in callees)
     flat = None   # whether its own work does not grow: measured once, when asked
     for key, edge in heavy:   # by decreasing inclusive cost
@@ -94,7 +113,8 @@ def carrier_of(profile: Profile, routine: RoutineProfile, growth_of: GrowthOf,
         growth = growth_of(callee)
         if growth is None:
             continue
-        if growth >= own - DISTINCT_GROWTH or (_called_once_with_the_cost(routine, edge)
+        comparable = _largest_size(callee, metric) * SIZE_AXES_APART >= largest
+        if (comparable and growth >= own - DISTINCT_GROWTH) or (_called_once_with_the_cost(routine, edge)
                                                and not conclusive_of(routine)):
             return callee
         if flat is None:
@@ -103,6 +123,20 @@ def carrier_of(profile: Profile, routine: RoutineProfile, growth_of: GrowthOf,
         if flat:
             return callee
     return None
+
+
+def _is_root(profile: Profile, routine: RoutineProfile) -> bool:
+    """The program's or a thread's first routine of its own: called, and
+    only by runtime entry wrappers (main, a thread's start routine)."""
+    callers, _ = profile.callers_and_callees(routine.key)
+    return bool(callers) and all(key in profile.routines
+                                 and select.is_entry_wrapper(profile.routines[key])
+                                 for key, _ in callers)
+
+
+def _largest_size(routine: RoutineProfile, metric: str) -> int:
+    points = routine.points(metric)
+    return max(points) if points else 0
 
 
 def self_growth(routine: RoutineProfile, metric: str = "trms") -> Optional[float]:

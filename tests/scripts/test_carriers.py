@@ -233,3 +233,62 @@ def test_self_growth_is_per_activation_and_needs_two_sizes_with_a_self_cost():
     # activations' own work does not.
     r.trms = {10: _point(10, 100, 5), 20: profile.Point(20, 4, 200, 200, 800, 160000, 20, 0, 0)}
     assert carriers.self_growth(r) == pytest.approx(0.0)
+
+
+def with_sizes(name, cost, largest):
+    """A routine whose inputs reach `largest` cells."""
+    r = routine(name, cost)
+    r.trms = {size: profile.Point(size, calls=1, max_cost=size, sum_cost=size)
+              for size in (largest // 4, largest // 2, largest)}
+    return r
+
+
+def test_a_programs_or_threads_first_routine_is_carried_by_its_heaviest_callee():
+    """main and a thread's start routine are called only by the runtime's
+    entry wrappers: their growth is their callees' whatever the fits (cjpeg's
+    main loops over rows; zstd's worker threads' routine over jobs). A
+    routine with another caller is no such root, and a root whose callees
+    each hold less than CARRIED_SHARE of its cost does the work itself."""
+    def build(main_callers, work_cost):
+        costs = {"__libc_start_call_main": 1000, "start_thread": 1000, "main": 1000,
+                 "work": work_cost, "other": 1000}
+        edges = {(caller, "main"): 1000 for caller in main_callers}
+        edges[("main", "work")] = work_cost
+        return server(edges, costs)
+
+    def growth(r):   # the callee grows more slowly than its caller
+        return {"main": 1.5, "work": 0.5}.get(r.name)
+
+    for callers in (["__libc_start_call_main"], ["start_thread"],
+                    ["__libc_start_call_main", "start_thread"]):
+        p = build(callers, 800)
+        assert carriers.carrier_of(p, p.routines[(OBJ, "main")], growth) is p.routines[(OBJ, "work")]
+    # 80% of its cost: below SINGLE_CALL_SHARE, so only the root rule carries it.
+    p = build(["__libc_start_call_main", "other"], 800)
+    assert carriers.carrier_of(p, p.routines[(OBJ, "main")], growth) is None
+    p = build(["__libc_start_call_main"], int(1000 * carriers.CARRIED_SHARE) - 1)
+    assert carriers.carrier_of(p, p.routines[(OBJ, "main")], growth) is None
+    p = build([], 800)   # nobody calls it: the thread's first block, not a root by this rule
+    assert carriers.carrier_of(p, p.routines[(OBJ, "main")], growth) is None
+
+
+def test_a_callee_with_inputs_an_order_of_magnitude_smaller_carries_no_growth():
+    """A sort's comparison reads two elements, a compressor's match finder a
+    bounded window: growth exponents over such small inputs and over the
+    caller's are on different axes, and the caller's growth is its own loop
+    of calls. lua's quicksort was carried by its comparison wrapper, fitted
+    n^2 on 6 sizes of a few cells."""
+    def profile_with(compare_largest):
+        p = server({("sort", "compare"): 700}, {"sort": 1000, "compare": 700})
+        p.routines[(OBJ, "sort")] = with_sizes("sort", 1000, 100_000)
+        p.routines[(OBJ, "compare")] = with_sizes("compare", 700, compare_largest)
+        return p
+
+    def growth(r):
+        return {"sort": 1.1, "compare": 2.0}[r.name]
+
+    apart = 100_000 // carriers.SIZE_AXES_APART
+    p = profile_with(apart - 1)
+    assert carriers.carrier_of(p, p.routines[(OBJ, "sort")], growth) is None
+    p = profile_with(apart)
+    assert carriers.carrier_of(p, p.routines[(OBJ, "sort")], growth) is p.routines[(OBJ, "compare")]
