@@ -114,8 +114,9 @@ def carrier_of(profile: Profile, routine: RoutineProfile, growth_of: GrowthOf,
         if growth is None:
             continue
         comparable = _largest_size(callee, metric) * SIZE_AXES_APART >= largest
-        if (comparable and growth >= own - DISTINCT_GROWTH) or (_called_once_with_the_cost(routine, edge)
-                                               and not conclusive_of(routine)):
+        grows_as_fast = comparable and growth >= own - DISTINCT_GROWTH
+        if grows_as_fast or (_called_once_with_the_cost(routine, edge)
+                             and not conclusive_of(routine)):
             return callee
         if flat is None:
             slope = None if recursive else self_growth(routine, metric)
