@@ -68,8 +68,9 @@ from typing import Callable, List, Optional, Sequence
 from . import elf, names
 from .errors import UserError
 
-__all__ = ["ENTRY_WRAPPERS", "GARBAGE_COLLECTORS", "LIBC_OBJECTS", "MIN_DISTINCT_SIZES", "Selection", "examples",
-           "add_selection_arguments", "select_routines", "label", "is_garbage_collector"]
+__all__ = ["ENTRY_WRAPPERS", "GARBAGE_COLLECTORS", "GO_STACK_GROWTH", "LIBC_OBJECTS", "MIN_DISTINCT_SIZES", "Selection", "examples",
+           "add_selection_arguments", "select_routines", "label", "is_garbage_collector",
+           "runtime_memory_work"]
 
 # The fitter's own minimum (fit.MIN_DISTINCT_SIZES); not imported from fit,
 # which needs numpy and scipy, so that commands check their arguments fast.
@@ -116,6 +117,18 @@ GARBAGE_COLLECTORS = (
     "gc_collect_main", "PyGC_Collect", "_PyGC_CollectNoFail",
     "rb_gc", "rb_gc_start", "rb_gc_mark*", "garbage_collect", "gc_marks*", "gc_mark_*", "gc_sweep*",
     "luaC_step", "luaC_fullgc", "zend_gc_collect_cycles",
+)
+# Go's goroutine stack growth (is_stack_growth): a goroutine that outgrows
+# its stack is copied to one twice the size (runtime.newstack, an entry
+# wrapper above, calls copystack), every frame's pointers adjusted as the
+# traceback machinery walks the frames; its cost grows with the stack the
+# program's recursion makes, not with an algorithm of the program.
+GO_STACK_GROWTH = (
+    "runtime.copystack", "runtime.gentraceback", "runtime.(*unwinder).*", "runtime.adjustframe",
+    "runtime.adjustpointers", "runtime.adjustpointer", "runtime.adjustctxt",
+    "runtime.adjustdefers", "runtime.adjustpanics", "runtime.adjustsudogs",
+    "runtime.getStackMap", "runtime.pcvalue", "runtime.findfunc", "runtime.funcspdelta",
+    "runtime.step", "runtime.readvarint", "runtime.stackalloc", "runtime.stackfree",
 )
 LIBC_OBJECTS = ("ld-linux*.so*", "ld.so*", "ld-*.so", "libc.so*", "libc-*.so")
 _GLOB_CHARS = re.compile(r"[*?\[]")
@@ -263,6 +276,22 @@ def is_entry_wrapper(routine) -> bool:
 
 
 _COLLECTOR = re.compile("|".join(fnmatch.translate(p) for p in GARBAGE_COLLECTORS))
+
+
+_STACK_GROWTH = re.compile("|".join(fnmatch.translate(p) for p in GO_STACK_GROWTH))
+
+
+def runtime_memory_work(routine) -> str:
+    """What of a language runtime's memory management the routine is, as a
+    phrase for rank.py's reason ("" when none): its collector
+    (GARBAGE_COLLECTORS) or Go's stack growth (GO_STACK_GROWTH)."""
+    if is_garbage_collector(routine):
+        return "the language runtime's garbage collector: its work grows with the heap the " \
+               "program allocates"
+    if _STACK_GROWTH.match(routine.name):
+        return "Go's stack growth: its work grows with the goroutine stacks the program's " \
+               "calls make"
+    return ""
 
 
 def is_garbage_collector(routine) -> bool:

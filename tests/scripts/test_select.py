@@ -301,3 +301,14 @@ def test_garbage_collectors_of_language_runtimes():
                  "_int_free", "main.gcd", "my_runtime.gcDrain", "rb_gc_writebarrier",
                  "mvdan.cc/sh/v3/syntax.(*Parser).stmts", "runtime.(*mspan).init"):
         assert not select.is_garbage_collector(named(name)), name
+
+
+def test_gos_stack_growth_is_the_runtimes_memory_management():
+    """The copy of an outgrown goroutine stack and the traceback that walks
+    its frames; not the program's routines, nor the runtime's timers."""
+    for name in ("runtime.copystack", "runtime.gentraceback", "runtime.adjustframe",
+                 "runtime.getStackMap", "runtime.pcvalue", "runtime.(*unwinder).next"):
+        assert "stack growth" in select.runtime_memory_work(named(name)), name
+    assert "garbage collector" in select.runtime_memory_work(named("runtime.scanobject"))
+    for name in ("main.sumFrom", "runtime.adjusttimers", "runtime.mallocgc", "copystack"):
+        assert select.runtime_memory_work(named(name)) == "", name
