@@ -23,6 +23,7 @@ Debian strips its binaries: a program's own static functions appear as
 also be a routine a reader names (`top_names`: the algorithm's, not a
 start-up routine, the allocator or a garbage collector).
 """
+import contextlib
 import dataclasses
 import os
 import random
@@ -88,6 +89,18 @@ def check_run(argv: Sequence[str], **kw) -> subprocess.CompletedProcess:
     return result
 
 
+@contextlib.contextmanager
+def killed_at_exit(server: subprocess.Popen):
+    """A server started in its own session: killed with its process group
+    if it still runs when the block ends (the workload failed)."""
+    try:
+        yield server
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, 9)
+            server.wait()
+
+
 def growing(smallest: int, largest: int, steps: int) -> List[int]:
     """`steps` sizes from smallest to largest, evenly spaced on a log scale."""
     ratio = (largest / smallest) ** (1.0 / (steps - 1))
@@ -124,7 +137,7 @@ def run_redis(launcher, work, reports):
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               start_new_session=True)
     cli = [needs_program("redis-cli"), "-p", port]
-    try:
+    with killed_at_exit(server):
         deadline = time.monotonic() + 120
         while subprocess.run(cli + ["ping"], capture_output=True).stdout.strip() != b"PONG":
             if server.poll() is not None or time.monotonic() > deadline:
@@ -138,10 +151,6 @@ def run_redis(launcher, work, reports):
         # The server closes the connection as it exits: redis-cli's status says nothing.
         subprocess.run(cli + ["shutdown", "nosave"], capture_output=True, timeout=120)
         server.wait(timeout=120)
-    finally:
-        if server.poll() is None:
-            os.killpg(server.pid, 9)
-            server.wait()
 
 
 def run_ripgrep(launcher, work, reports):
@@ -641,7 +650,7 @@ def run_memcached(launcher, work, reports):
                                           "-t", "2", "-m", "64", "-A",
                                           "-c", str(MEMCACHED_CONNECTIONS)] + user, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               start_new_session=True, preexec_fn=soft_limit_of_open_files)
-    try:
+    with killed_at_exit(server):
         deadline = time.monotonic() + 120
         while True:
             try:
@@ -666,10 +675,6 @@ def run_memcached(launcher, work, reports):
                                       b"END\r\n")
             sock.sendall(b"shutdown\r\n")
         server.wait(timeout=120)
-    finally:
-        if server.poll() is None:
-            os.killpg(server.pid, 9)
-            server.wait()
 
 
 def run_pigz(launcher, work, reports):

@@ -71,6 +71,21 @@ class GuardedBytes {
   u8* data_;
 };
 
+// Parses bytes held in a guarded buffer into *table (a parser of the
+// engine: Parse(bytes, size, address, &reason)); the error is "" on
+// success, and a table that refuses the bytes must be left empty.
+template <typename Table>
+void ParseGuarded(const std::vector<u8>& bytes, u64 address, Table* table, std::string* error) {
+  GuardedBytes guarded(bytes);
+  const char* reason = nullptr;
+  const bool parsed = table->Parse(guarded.data(), bytes.size(), address, &reason);
+  EXPECT_EQ(parsed, reason == nullptr);
+  *error = parsed ? "" : reason;
+  if (!parsed) {
+    EXPECT_EQ(table->size(), 0u);
+  }
+}
+
 }  // namespace aprof
 
 #endif  // APROF_TESTS_UNIT_ELF_TEST_FILES_H

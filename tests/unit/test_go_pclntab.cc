@@ -74,15 +74,8 @@ std::vector<Function> Functions(const GoFunctionTable& table) {
 
 // Parses bytes held in a guarded buffer; the error is "" on success.
 std::vector<Function> Parse(const std::vector<u8>& bytes, u64 text_address, std::string* error) {
-  GuardedBytes guarded(bytes);
   GoFunctionTable table;
-  const char* reason = nullptr;
-  const bool parsed = table.Parse(guarded.data(), bytes.size(), text_address, &reason);
-  EXPECT_EQ(parsed, reason == nullptr);
-  *error = parsed ? "" : reason;
-  if (!parsed) {
-    EXPECT_EQ(table.size(), 0u);
-  }
+  ParseGuarded(bytes, text_address, &table, error);
   return Functions(table);
 }
 
