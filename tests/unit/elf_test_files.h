@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,25 @@ class GuardedBytes {
   size_t pages_;
   u8* data_;
 };
+
+// A field of a table overwritten with a bad value, and the reason the
+// parser must give for it.
+struct Corruption {
+  const char* what;
+  size_t offset;
+  u64 value;
+  size_t width;
+  const char* reason;
+};
+
+// `good` with one to four of its bytes changed at random: the fuzzing of
+// both table parsers.
+inline std::vector<u8> Corrupted(const std::vector<u8>& good, std::mt19937& random) {
+  std::vector<u8> bytes = good;
+  for (int changes = 1 + random() % 4; changes > 0; --changes)
+    bytes[random() % bytes.size()] = static_cast<u8>(random());
+  return bytes;
+}
 
 // Parses bytes held in a guarded buffer into *table (a parser of the
 // engine: Parse(bytes, size, address, &reason)); the error is "" on

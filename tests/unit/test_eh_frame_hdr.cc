@@ -222,13 +222,6 @@ TEST(EhFrameHdr, LookupFindsExactlyTheStarts) {
 // Each corruption gives its reason and no starts.
 TEST(EhFrameHdr, CorruptHeadersGiveNoStarts) {
   const std::vector<u8> good = BuildGnu(kStarts);
-  struct Corruption {
-    const char* what;
-    size_t offset;
-    u64 value;
-    size_t width;
-    const char* reason;
-  };
   const Corruption corruptions[] = {
       {"version", 0, 2, 1, "not version 1"},
       {"no count", 2, 0xff, 1, "no binary-search table"},
@@ -298,9 +291,7 @@ TEST(EhFrameHdr, RandomCorruptionNeverReadsOutOfBounds) {
   const unsigned seed = 27;
   std::mt19937 random(seed);
   for (int trial = 0; trial < 20000; ++trial) {
-    std::vector<u8> bytes = good;
-    for (int changes = 1 + random() % 4; changes > 0; --changes)
-      bytes[random() % bytes.size()] = static_cast<u8>(random());
+    const std::vector<u8> bytes = Corrupted(good, random);
     std::string error;
     const std::vector<u64> starts = Parse(bytes, &error);
     EXPECT_TRUE(std::is_sorted(starts.begin(), starts.end())) << "seed " << seed << " trial "

@@ -246,13 +246,6 @@ TEST(GoPclntab, TextStartFromTheHeaderOrElseFromText) {
 // Each corruption gives its reason and no names.
 TEST(GoPclntab, CorruptTablesGiveNoNames) {
   const std::vector<u8> good = Build(0xfffffff0, kFunctions, kEnd, 0x401000);
-  struct Corruption {
-    const char* what;
-    size_t offset;
-    u64 value;
-    size_t width;
-    const char* reason;
-  };
   size_t names_bytes = 0;
   for (const Function& f : kFunctions) names_bytes += f.name.size() + 1;
   const size_t functab = 8 + 8 * 8 + names_bytes;  // after the names (see Build)
@@ -324,9 +317,7 @@ TEST(GoPclntab, RandomCorruptionNeverReadsOutOfBounds) {
   const unsigned seed = 27;
   std::mt19937 random(seed);
   for (int trial = 0; trial < 20000; ++trial) {
-    std::vector<u8> bytes = good;
-    for (int changes = 1 + random() % 4; changes > 0; --changes)
-      bytes[random() % bytes.size()] = static_cast<u8>(random());
+    const std::vector<u8> bytes = Corrupted(good, random);
     std::string error;
     for (const Function& f : Parse(bytes, 0x401000, &error))
       EXPECT_LT(f.name.size(), bytes.size()) << "seed " << seed << " trial " << trial;
