@@ -28,10 +28,11 @@ less than such a routine's own predicted inclusive cost; at most 100%.
 Where growth comes from decides first: a routine whose growth a callee
 carries (carriers.py: an event loop, a dispatcher, an interpreter loop, a
 routine whose own work does not grow) comes after every routine no callee
-carries, and its row names the source; a language runtime's memory
-management (its garbage collector, select.GARBAGE_COLLECTORS, and Go's
-stack growth, select.GO_STACK_GROWTH) comes after the program's routines
-and before the carriers.
+carries, and its row names the source; the runtime's own work (a
+language runtime's garbage collector, select.GARBAGE_COLLECTORS, Go's
+stack growth, select.GO_STACK_GROWTH, and the dynamic loader,
+select.LOADER_OBJECTS) comes after the program's routines and before the
+carriers.
 The fit's trust decides next: a fit with doubts (aprof_fit: fewer than
 CONFIDENT_SIZES sizes or CONFIDENT_CLUSTERS clusters of sizes, a span below
 CONFIDENT_SPAN, R^2 below CONFIDENT_R2, a free exponent at its bound, a
@@ -160,8 +161,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         epilog="Predicted cost = cumulative cost x f(K n_max) / f(n_max), f the fitted cost "
         "function (aprof_trms/fit.py, chosen by AICc), or the points' slope where the model is "
         "steeper at the largest sizes. Routines whose growth a callee carries come after the "
-        "sources of growth, a language runtime's garbage collector and Go's stack growth after "
-        "the program's routines. A fit is inconclusive with fewer than "
+        "sources of growth, a language runtime's garbage collector, Go's stack growth and the "
+        "dynamic loader after the program's routines. A fit is inconclusive with fewer than "
         f"{aprof_fit.CONFIDENT_SIZES} sizes or {aprof_fit.CONFIDENT_CLUSTERS} clusters of sizes, "
         f"a span below {aprof_fit.CONFIDENT_SPAN:g}x, R^2 below {aprof_fit.CONFIDENT_R2:g}, a free "
         "exponent at its bound, a runner-up of another growth about as good, two regimes, "

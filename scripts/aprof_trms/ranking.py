@@ -37,9 +37,10 @@ class Row:
     follows_points: bool = False           # growth_factor from the points' slope (fit.py)
     # The routine its growth comes from, when callees carry it (carriers.py).
     source: Optional[aprof_profile.RoutineProfile] = None
-    # What of a language runtime's memory management it is, or ""
-    # (select.runtime_memory_work): ranked after the program's routines.
-    runtime_memory: str = ""
+    # What of the runtime's own work it is (a collector, Go's stack growth,
+    # the dynamic loader), or "" (select.runtime_work): ranked after the
+    # program's routines.
+    runtime_work: str = ""
 
     @property
     def fitted(self) -> bool:
@@ -87,10 +88,10 @@ def _reason(row: Row, scale: float, short: bool = False) -> str:
     if row.source is not None:
         return (what + f"; its growth is carried by its callee {display_name(row.source, short)}, "
                 "so after the routines where growth comes from")
-    if row.runtime_memory:
+    if row.runtime_work:
         return (what + ("; confident" if row.conclusive else "; inconclusive: "
                         + "; ".join(row.result.doubts))
-                + f"; {row.runtime_memory}, not with an algorithm of the program, so after the "
+                + f"; {row.runtime_work}, not with an algorithm of the program, so after the "
                 "program's routines")
     if row.conclusive:
         return what + "; confident" + (f"; {notes[0]}" if notes else "")
@@ -127,7 +128,8 @@ def rank_routines(profile: aprof_profile.Profile, routines: Sequence, metric: st
     """Rows of the given routines: the sources of growth first (routines no
     callee carries: carriers.py), confident fits by predicted cost at
     `scale` times the largest input, then inconclusive fits likewise; then
-    a language runtime's memory management (select.runtime_memory_work);
+    the runtime's own work (select.runtime_work: a collector, Go's stack
+    growth, the dynamic loader);
     then the carriers in the same order; then routines that could not be fitted
     by share. Each row's .reason says why. find_carriers=False ranks rows
     that are not routines of the profile's call graph (contexts.py)."""
@@ -162,9 +164,9 @@ def rank_routines(profile: aprof_profile.Profile, routines: Sequence, metric: st
         if find_carriers:
             row.source = carriers.source_of(profile, row.routine, growth_of, known,
                                             _conclusive_of(results), metric)
-            row.runtime_memory = select.runtime_memory_work(row.routine)
+            row.runtime_work = select.runtime_work(row.routine)
         row.reason = _reason(row, scale, short)
-    fitted.sort(key=lambda row: (row.source is not None, bool(row.runtime_memory),
+    fitted.sort(key=lambda row: (row.source is not None, bool(row.runtime_work),
                                  not row.conclusive, -row.predicted_share,
                                  -row.share, row.routine.name))
     unfitted.sort(key=lambda row: (-row.share, row.routine.name))

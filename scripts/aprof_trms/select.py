@@ -68,9 +68,9 @@ from typing import Callable, List, Optional, Sequence
 from . import elf, names
 from .errors import UserError
 
-__all__ = ["ENTRY_WRAPPERS", "GARBAGE_COLLECTORS", "GO_STACK_GROWTH", "LIBC_OBJECTS", "MIN_DISTINCT_SIZES", "Selection", "examples",
+__all__ = ["ENTRY_WRAPPERS", "GARBAGE_COLLECTORS", "GO_STACK_GROWTH", "LIBC_OBJECTS", "LOADER_OBJECTS", "MIN_DISTINCT_SIZES", "Selection", "examples",
            "add_selection_arguments", "select_routines", "label", "is_garbage_collector",
-           "runtime_memory_work"]
+           "runtime_work"]
 
 # The fitter's own minimum (fit.MIN_DISTINCT_SIZES); not imported from fit,
 # which needs numpy and scipy, so that commands check their arguments fast.
@@ -130,7 +130,11 @@ GO_STACK_GROWTH = (
     "runtime.getStackMap", "runtime.pcvalue", "runtime.findfunc", "runtime.funcspdelta",
     "runtime.step", "runtime.readvarint", "runtime.stackalloc", "runtime.stackfree",
 )
-LIBC_OBJECTS = ("ld-linux*.so*", "ld.so*", "ld-*.so", "libc.so*", "libc-*.so")
+# The dynamic loader (runtime_work): it maps and relocates the libraries
+# and resolves their symbols, before main and at a PLT slot's first call;
+# its cost grows with the libraries and symbols the program loads.
+LOADER_OBJECTS = ("ld-linux*.so*", "ld.so*", "ld-*.so")
+LIBC_OBJECTS = LOADER_OBJECTS + ("libc.so*", "libc-*.so")
 _GLOB_CHARS = re.compile(r"[*?\[]")
 
 
@@ -281,16 +285,20 @@ _COLLECTOR = re.compile("|".join(fnmatch.translate(p) for p in GARBAGE_COLLECTOR
 _STACK_GROWTH = re.compile("|".join(fnmatch.translate(p) for p in GO_STACK_GROWTH))
 
 
-def runtime_memory_work(routine) -> str:
-    """What of a language runtime's memory management the routine is, as a
-    phrase for rank.py's reason ("" when none): its collector
-    (GARBAGE_COLLECTORS) or Go's stack growth (GO_STACK_GROWTH)."""
+def runtime_work(routine) -> str:
+    """What of the runtime's own work the routine is, as a phrase for
+    rank.py's reason ("" when none): a language runtime's collector
+    (GARBAGE_COLLECTORS), Go's stack growth (GO_STACK_GROWTH) or the
+    dynamic loader (LOADER_OBJECTS)."""
     if is_garbage_collector(routine):
         return "the language runtime's garbage collector: its work grows with the heap the " \
                "program allocates"
     if _STACK_GROWTH.match(routine.name):
         return "Go's stack growth: its work grows with the goroutine stacks the program's " \
                "calls make"
+    if any(fnmatch.fnmatchcase(os.path.basename(routine.object), p) for p in LOADER_OBJECTS):
+        return "the dynamic loader: its work grows with the libraries and symbols the program " \
+               "loads"
     return ""
 
 

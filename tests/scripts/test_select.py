@@ -308,7 +308,19 @@ def test_gos_stack_growth_is_the_runtimes_memory_management():
     its frames; not the program's routines, nor the runtime's timers."""
     for name in ("runtime.copystack", "runtime.gentraceback", "runtime.adjustframe",
                  "runtime.getStackMap", "runtime.pcvalue", "runtime.(*unwinder).next"):
-        assert "stack growth" in select.runtime_memory_work(named(name)), name
-    assert "garbage collector" in select.runtime_memory_work(named("runtime.scanobject"))
+        assert "stack growth" in select.runtime_work(named(name)), name
+    assert "garbage collector" in select.runtime_work(named("runtime.scanobject"))
     for name in ("main.sumFrom", "runtime.adjusttimers", "runtime.mallocgc", "copystack"):
-        assert select.runtime_memory_work(named(name)) == "", name
+        assert select.runtime_work(named(name)) == "", name
+
+
+def test_the_dynamic_loaders_work_is_the_runtimes():
+    """Any routine of the dynamic loader's object, named or not; not libc's,
+    nor a program's own routine whose name mentions the loader."""
+    for name, obj in (("_dl_relocate_object", "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"),
+                      ("0x1ab70@ld-linux-x86-64.so.2", "/lib64/ld-linux-x86-64.so.2"),
+                      ("check_match", "/lib/ld.so.1")):
+        assert "dynamic loader" in select.runtime_work(named(name, obj)), name
+    for name, obj in (("malloc", "/usr/lib/x86_64-linux-gnu/libc.so.6"),
+                      ("_dl_relocate_object", "/usr/bin/myloader")):
+        assert select.runtime_work(named(name, obj)) == "", name
