@@ -63,7 +63,7 @@ carries. Reports without call records (version < 3) have no carriers.
 import math
 from typing import Callable, Dict, Optional
 
-from . import select
+from . import evidence, select
 from .fit import DISTINCT_GROWTH
 from .profile import EdgeTotals, Profile, RoutineKey, RoutineProfile
 
@@ -150,11 +150,8 @@ def self_growth(routine: RoutineProfile, metric: str = "trms") -> Optional[float
         if size > 0 and point.calls > 0 and point.sum_self_cost > 0:
             xs.append(math.log(size))
             ys.append(math.log(point.sum_self_cost / point.calls))
-    if len(set(xs)) < 2:
-        return None
-    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    return (sum((x - mx) * (y - my) for x, y in zip(xs, ys))
-            / sum((x - mx) ** 2 for x in xs))
+    line = evidence.least_squares_line(xs, ys)
+    return None if line is None else line[1]
 
 
 def _called_once_with_the_cost(routine: RoutineProfile, edge: EdgeTotals) -> bool:

@@ -40,7 +40,7 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["CLUSTER_GAP", "TAIL_CLUSTERS", "SLOPE_TOLERANCE", "STEEPER_TOLERANCE",
+__all__ = ["least_squares_line", "CLUSTER_GAP", "TAIL_CLUSTERS", "SLOPE_TOLERANCE", "STEEPER_TOLERANCE",
            "FIXED_INPUT_SPAN", "PROCESS_COST_SPAN", "MIN_PROCESSES", "size_clusters", "size_span",
            "tail_slope", "local_slope", "disagrees_with_points", "growth_factor",
            "input_fixed_across_processes"]
@@ -57,6 +57,19 @@ FIXED_INPUT_SPAN = 1.5
 PROCESS_COST_SPAN = 10.0
 MIN_PROCESSES = 3
 _MAX_TAIL_POINTS = 200  # points of the tail the slope is measured on (evenly sampled)
+
+
+def least_squares_line(x: Sequence[float], v: Sequence[float]) -> Optional[Tuple[float, float]]:
+    """(intercept, slope) of the least-squares line of v on x, or None when
+    x does not vary: on log sizes and log costs, the points' power law."""
+    if len(x) < 2:
+        return None
+    mx, mv = sum(x) / len(x), sum(v) / len(v)
+    sxx = sum((a - mx) ** 2 for a in x)
+    if sxx <= 0.0:
+        return None
+    slope = sum((a - mx) * (b - mv) for a, b in zip(x, v)) / sxx
+    return mv - slope * mx, slope
 
 
 def size_clusters(sizes: Sequence[float]) -> int:

@@ -1102,13 +1102,11 @@ def _log_log_power(sizes: List[float], costs: List[float]) -> Optional[Fit]:
     the growing model of last resort, for points that rise by orders of
     magnitude where every model of the family came out flat."""
     pairs = [(math.log(n), math.log(y)) for n, y in zip(sizes, costs) if n > 0 and y > 0]
-    if len({x for x, _ in pairs}) < 2:
+    line = evidence.least_squares_line([x for x, _ in pairs], [v for _, v in pairs])
+    if line is None or line[1] <= 0.0:
         return None
+    intercept, slope = line
     mx = sum(x for x, _ in pairs) / len(pairs)
-    my = sum(v for _, v in pairs) / len(pairs)
-    slope = sum((x - mx) * (v - my) for x, v in pairs) / sum((x - mx) ** 2 for x, _ in pairs)
-    if slope <= 0.0:
-        return None
     k = min(slope, 10.0)
     batch = _Batch(np.array([sizes]), np.array([costs]))
     power = batch.fit("n^k", k)[0]
@@ -1117,7 +1115,7 @@ def _log_log_power(sizes: List[float], costs: List[float]) -> Optional[Fit]:
     # Relative least squares came out flat with this exponent too (many
     # cheap points outvote the few that rise): the power law through the
     # points' centre on the log-log scale, which grows as they do.
-    return batch.power_law(math.exp(my - k * mx), k)
+    return batch.power_law(math.exp(intercept + (slope - k) * mx), k)
 
 
 def _fit_batch(prepared: List[_Prepared], judge: bool) -> List[FitResult]:

@@ -38,6 +38,8 @@ one kind of data) and the other is left out with a note.
 import math
 from typing import Callable, List, Optional, Sequence, Tuple
 
+from . import evidence
+
 __all__ = ["SAME_SLOPE", "STRAY", "OVERLAP", "Split", "split"]
 
 SAME_SLOPE = 0.25   # log-log slopes of the two populations at most this far apart
@@ -115,16 +117,6 @@ def _two_means(x: List[float], v: List[float], upper: List[bool]) -> Optional[Li
     return None
 
 
-def _line(x: List[float], v: List[float]) -> Optional[Line]:
-    """Least-squares line through the points, or None when x does not vary."""
-    mx, mv = sum(x) / len(x), sum(v) / len(v)
-    sxx = sum((a - mx) ** 2 for a in x)
-    if sxx <= 0.0:
-        return None
-    slope = sum((a - mx) * (b - mv) for a, b in zip(x, v)) / sxx
-    return mv - slope * mx, slope
-
-
 def _group(x: List[float], v: List[float], upper: List[bool], side: bool):
     """The (log sizes, log costs) of one population."""
     return [a for a, u in zip(x, upper) if u == side], [b for b, u in zip(v, upper) if u == side]
@@ -135,7 +127,7 @@ def _lines(x: List[float], v: List[float], upper: List[bool]) -> Optional[List[L
     lines = []
     for side in (True, False):
         gx, gv = _group(x, v, upper, side)
-        line = _line(gx, gv) if len(gx) >= 2 else None
+        line = evidence.least_squares_line(gx, gv)
         if line is None:
             return None
         lines.append(line)
