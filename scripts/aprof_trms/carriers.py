@@ -54,7 +54,11 @@ callee C when
   slope 1): the growth comparison decides there. A recursive routine
   is held to the comparison too: its self cost per activation is one
   level's, and the recursion multiplies its calls (Karatsuba's three
-  products per level).
+  products per level). When no callee holds CARRIED_SHARE of such a
+  routine's cost but its callees together do, the heaviest one carries
+  it: lua's string.format spends 32 blocks of its own per call and
+  hands the rest to the allocation of its result (38%: a collector
+  step now and then) and to the C library's formatting (36%).
 
 Of such callees the one with the largest share carries R. The *source* of
 R's growth follows the carriers down until a routine that no callee
@@ -95,18 +99,19 @@ def carrier_of(profile: Profile, routine: RoutineProfile, growth_of: GrowthOf,
     if routine.cumulative_cost <= 0:
         return None
     _, callees = profile.callers_and_callees(routine.key)
-    heavy = [(key, edge) for key, edge in callees
-             if key != routine.key and key in profile.routines
-             and edge.inclusive_cost >= CARRIED_SHARE * routine.cumulative_cost]
+    recursive = any(key == routine.key for key, _ in callees)
+    others = [(key, edge) for key, edge in callees
+              if key != routine.key and key in profile.routines]
+    heavy = [(key, edge) for key, edge in others
+             if edge.inclusive_cost >= CARRIED_SHARE * routine.cumulative_cost]
     if not heavy:
-        return None
+        return _heaviest_of_a_flat_caller(profile, routine, others, growth_of, recursive, metric)
     if _is_root(profile, routine):
         return profile.routines[heavy[0][0]]
     own = growth_of(routine)
     if own is None:
         return None
     largest = _largest_size(routine, metric)
-    recursive = any(key == routine.key for key, _ in callees)
     flat = None   # whether its own work does not grow: measured once, when asked
     for key, edge in heavy:   # by decreasing inclusive cost
         callee = profile.routines[key]
@@ -119,11 +124,32 @@ def carrier_of(profile: Profile, routine: RoutineProfile, growth_of: GrowthOf,
                              and not conclusive_of(routine)):
             return callee
         if flat is None:
-            slope = None if recursive else self_growth(routine, metric)
-            flat = slope is not None and slope <= FLAT_SELF_GROWTH
+            flat = _own_work_flat(routine, recursive, metric)
         if flat:
             return callee
     return None
+
+
+def _own_work_flat(routine: RoutineProfile, recursive: bool, metric: str) -> bool:
+    """Whether the routine's own work per activation does not grow (module
+    docstring); a recursive routine's self cost is one level's: never flat."""
+    slope = None if recursive else self_growth(routine, metric)
+    return slope is not None and slope <= FLAT_SELF_GROWTH
+
+
+def _heaviest_of_a_flat_caller(profile: Profile, routine: RoutineProfile, others, growth_of: GrowthOf,
+                               recursive: bool, metric: str) -> Optional[RoutineProfile]:
+    """The heaviest callee of a routine that no single callee holds
+    CARRIED_SHARE of, when its own work does not grow and its callees
+    together hold CARRIED_SHARE of its cost: its growth is theirs, the
+    heaviest one's most (module docstring, lua's string.format)."""
+    called = sum(edge.inclusive_cost for _, edge in others)
+    if not others or called < CARRIED_SHARE * routine.cumulative_cost:
+        return None
+    callee = profile.routines[others[0][0]]
+    if growth_of(callee) is None or not _own_work_flat(routine, recursive, metric):
+        return None
+    return callee
 
 
 def _is_root(profile: Profile, routine: RoutineProfile) -> bool:

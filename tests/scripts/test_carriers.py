@@ -222,6 +222,46 @@ def test_a_caller_whose_own_work_grows_or_that_recurses_is_held_to_the_growth_co
     assert carriers.carrier_of(p, driver, _driver_growth, _always) is None
 
 
+def _formatter(self_per_activation, shares):
+    """lua's string.format: a constant formatting of its own, then calls
+    of several callees that share its cost (the allocation of its result,
+    which runs a collector step now and then, and the C library's
+    formatting); `shares`: each callee's share of its inclusive cost."""
+    p, driver, encoder = _driver(self_per_activation)
+    del p.routines[encoder.key], p.calls[(driver.key, encoder.key)]
+    for i, share in enumerate(shares):
+        callee = routine("callee%d" % i, int(share * driver.cumulative_cost))
+        p.routines[callee.key] = callee
+        p.calls[(driver.key, callee.key)] = profile.EdgeTotals(10, callee.cumulative_cost)
+    p._index = None
+    return p, driver
+
+
+def _formatter_growth(r):
+    return {"driver": 2.0}.get(r.name, 0.5)
+
+
+def test_a_flat_caller_is_carried_by_its_heaviest_callee_when_its_callees_share_its_cost():
+    """No callee holds CARRIED_SHARE of the formatter's cost, but together
+    they hold most of it and its own work does not grow: the heaviest
+    one carries it, and its confident n^2 does not come first."""
+    flat = lambda n: 32  # noqa: E731
+    p, formatter = _formatter(flat, [0.38, 0.36, 0.05])
+    carrier = carriers.carrier_of(p, formatter, _formatter_growth, _always)
+    assert carrier is not None and carrier.name == "callee0"
+    # Its callees hold less than CARRIED_SHARE together: its own work is
+    # most of its cost, and its growth is its own.
+    p, formatter = _formatter(flat, [0.3, 0.1])
+    assert carriers.carrier_of(p, formatter, _formatter_growth, _always) is None
+    # Its own work grows: a source, however its callees share the rest.
+    p, formatter = _formatter(lambda n: 5 * n, [0.38, 0.36])
+    assert carriers.carrier_of(p, formatter, _formatter_growth, _always) is None
+    # A callee that cannot be fitted tells no growth to follow.
+    p, formatter = _formatter(flat, [0.38, 0.36])
+    assert carriers.carrier_of(p, formatter, lambda r: None if r.name == "callee0"
+                               else _formatter_growth(r), _always) is None
+
+
 def test_self_growth_is_per_activation_and_needs_two_sizes_with_a_self_cost():
     r = routine("one", 100)
     assert carriers.self_growth(r) is None
