@@ -256,10 +256,14 @@ def test_a_flat_caller_is_carried_by_its_heaviest_callee_when_its_callees_share_
     # Its own work grows: a source, however its callees share the rest.
     p, formatter = _formatter(lambda n: 5 * n, [0.38, 0.36])
     assert carriers.carrier_of(p, formatter, _formatter_growth, _always) is None
-    # A callee that cannot be fitted tells no growth to follow.
+    # Nor does the callee's fit matter: its own work adds a constant to
+    # its calls (lua's protected-call wrapper, 99% of the cost, whose
+    # callee runs the whole script in 2 calls, too few to be fitted).
     p, formatter = _formatter(flat, [0.38, 0.36])
-    assert carriers.carrier_of(p, formatter, lambda r: None if r.name == "callee0"
-                               else _formatter_growth(r), _always) is None
+    unfitted = lambda r: None if r.name.startswith("callee") else 2.0  # noqa: E731
+    assert carriers.carrier_of(p, formatter, unfitted, _always).name == "callee0"
+    p, formatter = _formatter(flat, [0.9])
+    assert carriers.carrier_of(p, formatter, unfitted, _always).name == "callee0"
 
 
 def test_self_growth_is_per_activation_and_needs_two_sizes_with_a_self_cost():
