@@ -215,9 +215,13 @@ def draw_cost(ax, np, aprof_fit, routine, metric: str, fit: FitInfo, style: Styl
     _axes(ax, style, metric, apl.cost_label(style.cost_metric, "worst-case cost"), sizes, costs)
     if fit.result is not None:
         best = fit.result.best
-        lo, hi = min(sizes), max(sizes)
+        # Over the sizes it was fitted on: a second population or a regime
+        # left out may reach further (an interpreter's integer sorts past
+        # its largest string sort), where the curve is no fit of anything.
+        fitted = fit.result.sizes or sizes
+        lo, hi = min(fitted), max(fitted)
         if ax.get_xscale() == "log":
-            lo = min(s for s in sizes if s > 0)
+            lo = min((s for s in fitted if s > 0), default=hi)
             grid = np.geomspace(lo, max(hi, lo), 200)
         else:
             grid = np.linspace(lo, hi, 200)

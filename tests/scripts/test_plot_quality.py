@@ -6,6 +6,7 @@
 # Copyright (C) 2026, the aprof-trms authors.
 """Checks on the figures themselves (matplotlib's renderer gives the
 bounding boxes of the tick labels) and on the files of an output directory."""
+import math
 import os
 import subprocess
 import sys
@@ -75,6 +76,24 @@ def test_tick_labels_never_overlap(tmp_path, routine, log, size):
             labels = visible_tick_labels(axis)
             assert len(labels) >= (2 if size == (1000, 480) else 1), (ax.get_title(), labels)
     plt.close(fig)
+
+
+def test_the_fit_line_spans_the_sizes_it_was_fitted_on(tmp_path):
+    """An interpreter's sorts of strings (costly, up to 3,765 cells) and of
+    integers (cheap, on to 37,000): the string sorts are fitted, and their
+    curve stops at their largest size, not under the integer sorts."""
+    ints = synthetic.sizes(40, first=30, ratio=1.2)
+    strings = set(s + 7 for s in synthetic.sizes(14, first=30, ratio=1.45))
+    cost = lambda n: (14.0 if n in strings else 4.0) * n * math.log2(n + 1) + 40  # noqa: E731
+    r = routine_of(tmp_path, synthetic.Routine("sorts", cost, sorted(set(ints) | strings)))
+    result = aprof_fit.fit_of(r, "trms").result
+    assert result.two_populations and max(result.sizes) == max(strings)
+    for log in (False, True):
+        plt, fig = figure(r, log=log)
+        (curve,) = [line for line in fig.axes[0].get_lines() if line.get_linestyle() == "-"]
+        assert max(curve.get_xdata()) == pytest.approx(max(strings))
+        assert min(curve.get_xdata()) == pytest.approx(min(result.sizes))
+        plt.close(fig)
 
 
 def test_compact_numbers():
