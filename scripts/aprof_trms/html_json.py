@@ -31,16 +31,20 @@ def _fit_json(fit) -> Dict:
 
 
 def fits_json(fits: Dict[str, aprof_fit.FitInfo]) -> Dict:
-    """The fits by metric: best and runner-up, or why there is none."""
+    """The fits by metric: best and runner-up, the span of the sizes
+    fitted, or why there is none."""
     out = {}
     for metric, info in fits.items():
         if info.result is None:
             out[metric] = {"reason": info.reason}
         else:
             ru = info.result.runner_up
+            fitted = info.result.sizes
             out[metric] = {"best": _fit_json(info.result.best),
                            "runner_up": _fit_json(ru) if ru else None,
-                           "notes": info.result.notes, "doubts": info.result.doubts}
+                           "notes": info.result.notes, "doubts": info.result.doubts,
+                           # the sizes fitted: where the curves are drawn (plot.py)
+                           "span": [min(fitted), max(fitted)] if fitted else None}
     return out
 
 

@@ -241,6 +241,30 @@ def test_fit_notes_wrap_inside_their_panel(chromium, tmp_path):
     chromium.screenshot(os.path.join(browser.artifacts_dir(tmp_path), "html-report-notes.png"))
 
 
+def test_the_fit_curve_spans_the_sizes_it_was_fitted_on(chromium, tmp_path):
+    """Sorts of strings (costly, up to 3,765 cells) and of integers (cheap,
+    on to 37,000): the string sorts are fitted alone, and the curve ends
+    over their largest point, not under the integer sorts beyond it."""
+    ints = synthetic.sizes(40, first=30, ratio=1.2)
+    strings = set(s + 7 for s in synthetic.sizes(14, first=30, ratio=1.45))
+    sorts = synthetic.Routine("sorts", lambda n: (14.0 if n in strings else 4.0) * n * n.bit_length() + 40,
+                              sorted(set(ints) | strings))
+    report = synthetic.write_report(tmp_path / "aprof-trms.out.1", [sorts])
+    out = tmp_path / "sorts.html"
+    run_html(report, "-o", out)
+    reset(chromium, str(out))
+    chromium.css(TABLE_ROWS)[0].click()
+    assert "two interleaved populations" in chromium.css("#plot-cost-trms")[0].text
+    ends = chromium.js("""const svg = document.querySelector('#plot-cost-trms');
+        const fit = svg.querySelector('path.fit').getBBox();
+        const xs = [...svg.querySelectorAll('circle.pt')].map(c => +c.getAttribute('cx'));
+        return [fit.x, fit.x + fit.width, Math.min(...xs), Math.max(...xs)];""")
+    fit_left, fit_right, first_point, last_point = ends
+    assert fit_left == pytest.approx(first_point, abs=2)
+    # The largest string sort is a tenth of the way along the size axis.
+    assert fit_right < first_point + 0.2 * (last_point - first_point), ends
+
+
 def test_every_routine_has_an_anchor_that_opens_it(chromium, page, tmp_path):
     """#routine-NAME selects the routine when the page is opened with it
     (or the hash changes), the routine's section carries that id, clicking

@@ -501,7 +501,8 @@ function plotSpec(idx, kind, metric, log, perThread) {
     const fit = d.fits[metric];
     if (kind === "cost") {
       if (fit.best) {
-        const sizes = d[metric].map(p => p[0]);
+        // Over the sizes fitted (a second population left out may reach further).
+        const sizes = fit.span || d[metric].map(p => p[0]);
         series.push(fitLine(fit.best, sizes, log, COLORS[3], "", "fit"));
         legend.push(`fit: ${fit.best.label}: ${fit.best.formula} (R² ${fit.best.r2})`);
         if (fit.runner_up) {
