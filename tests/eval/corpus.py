@@ -824,6 +824,22 @@ def nginx_get(connection, path: str) -> None:
                            % (path, reply.status, reply.getheader("Content-Encoding"), len(body)))
 
 
+def stop_nginx(server: subprocess.Popen) -> None:
+    """Stops nginx gracefully (SIGQUIT: the report is written). Its handler
+    only sets a flag that the event loop reads when epoll_wait returns: a
+    signal that comes while nginx is still busy with a request leaves it
+    waiting for events for ever (a window that the tool's slowdown makes
+    wide), so the signal is sent again until nginx is gone."""
+    for _ in range(60):
+        server.send_signal(signal.SIGQUIT)
+        try:
+            server.wait(timeout=2)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+    raise RuntimeError("nginx did not stop on SIGQUIT")
+
+
 def run_nginx(launcher, work, reports):
     """nginx (one process, no master) under the tool, compressing with gzip
     10 text files of 16 KB to 1 MB it serves to a client in this script over
@@ -857,8 +873,7 @@ def run_nginx(launcher, work, reports):
             for _ in range(2):
                 nginx_get(connection, "/w%02d.txt" % i)
         connection.close()
-        server.send_signal(signal.SIGQUIT)  # a graceful stop: the report is written
-        server.wait(timeout=120)
+        stop_nginx(server)
 
 
 def run_lbzip2(launcher, work, reports):
