@@ -24,6 +24,9 @@ from the points alone:
   disagrees with its points' there: by more than SLOPE_TOLERANCE either
   way, or steeper by more than STEEPER_TOLERANCE when the fit's own
   exponent interval lies wholly above the points' slope;
+  steeper_than_the_top(): or steeper than the upper end of the points'
+  slope interval (tail_slope_high) by more than a log factor adds at the
+  largest size (log_factor_slope);
 - growth_factor(): how much a fit predicts the cost to grow when the input
   grows k-fold beyond the largest size, following the points' slope when
   the model is steeper there than they are (a term the data do not show
@@ -36,13 +39,14 @@ fit.py uses them to decide whether a fit is conclusive; rank.py's
 prediction and regress.py's gate follow from there. numpy from Debian.
 """
 import math
-from typing import Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
 __all__ = ["least_squares_line", "CLUSTER_GAP", "TAIL_CLUSTERS", "SLOPE_TOLERANCE", "STEEPER_TOLERANCE",
            "FIXED_INPUT_SPAN", "PROCESS_COST_SPAN", "MIN_PROCESSES", "size_clusters", "size_span",
-           "tail_slope", "local_slope", "disagrees_with_points", "growth_factor",
+           "tail_slope", "tail_slope_high", "local_slope", "disagrees_with_points",
+           "steeper_than_the_top", "log_factor_slope", "growth_factor",
            "input_fixed_across_processes"]
 
 CLUSTER_GAP = 1.15      # sizes within this factor of a cluster's first size join it
@@ -105,13 +109,36 @@ def tail_slope(sizes: Sequence[float], costs: Sequence[float]) -> Optional[float
     Theil-Sen: the median of the slopes between pairs of points of
     different sizes. The worst-case points of a routine that runs different
     code for inputs of one size scatter by orders of magnitude, and one low
-    point near the top would swing a least-squares slope. At most
+    point near the top would swing a least-squares slope."""
+    slopes, _ = _tail_pair_slopes(sizes, costs)
+    if not slopes:
+        return None
+    half = len(slopes) // 2
+    return slopes[half] if len(slopes) % 2 else (slopes[half - 1] + slopes[half]) / 2.0
+
+
+def tail_slope_high(sizes: Sequence[float], costs: Sequence[float]) -> Optional[float]:
+    """The upper end of the 95% interval of tail_slope (Sen's, from the
+    ranks of the pairs' slopes: Kendall's S over m points has the variance
+    m (m - 1) (2m + 5) / 18), or None when there is no slope. Three points
+    exactly on a line give their slope; three noisy points, their largest
+    pair slope."""
+    slopes, points = _tail_pair_slopes(sizes, costs)
+    if not slopes:
+        return None
+    spread = 1.96 * math.sqrt(points * (points - 1) * (2 * points + 5) / 18.0)
+    return slopes[min(len(slopes) - 1, math.ceil((len(slopes) + spread) / 2.0))]
+
+
+def _tail_pair_slopes(sizes: Sequence[float], costs: Sequence[float]) -> Tuple[List[float], int]:
+    """(the sorted slopes between pairs of the points at the largest sizes
+    of different sizes, the number of those points). At most
     _MAX_TAIL_POINTS points, evenly over the sizes, so that the pairs stay
     few; plain Python for them (a routine's few dozen points cost less than
     numpy's calls)."""
     pairs = sorted((n, y) for n, y in zip(sizes, costs) if n > 0 and y > 0)
     if len({n for n, _ in pairs}) < 2:
-        return None
+        return [], 0
     low = _tail_low([n for n, _ in pairs])
     tail = [(math.log(n), math.log(y)) for n, y in pairs if n >= low]
     if len(tail) > _MAX_TAIL_POINTS:
@@ -119,10 +146,7 @@ def tail_slope(sizes: Sequence[float], costs: Sequence[float]) -> Optional[float
         tail = [tail[int(i * step)] for i in range(_MAX_TAIL_POINTS)]
     slopes = sorted((v2 - v1) / (x2 - x1) for i, (x1, v1) in enumerate(tail)
                     for x2, v2 in tail[i + 1:] if x2 != x1)
-    if not slopes:
-        return None
-    half = len(slopes) // 2
-    return slopes[half] if len(slopes) % 2 else (slopes[half - 1] + slopes[half]) / 2.0
+    return slopes, len(tail)
 
 
 def local_slope(predict, size: float) -> Optional[float]:
@@ -159,6 +183,37 @@ def disagrees_with_points(model_slope: float, points_slope: float,
     if abs(gap) > SLOPE_TOLERANCE:
         return True
     return gap > STEEPER_TOLERANCE and interval is not None and points_slope < interval[0]
+
+
+def steeper_than_the_top(model_slope: float, points_slope: float,
+                         interval: Optional[Tuple[float, float]],
+                         sizes: Sequence[float], costs: Sequence[float]) -> bool:
+    """Whether a model is steeper at the largest size than its points can
+    rise there: its slope exceeds the upper end of the points' slope
+    interval (tail_slope_high) by more than a log factor adds at the
+    largest size (log_factor_slope), and the fit's own exponent interval
+    lies wholly above that end. disagrees_with_points lets a model be up
+    to STEEPER_TOLERANCE steeper, for an n log n class against points that
+    look linear at the top: their slope is uncertain, and a log factor
+    adds 0.07 to 0.22 between sizes 10^6 and 100. Where the points at the
+    top lie on a line, their slope is certain and the log factor is the
+    one of the largest size: tclsh's TclFreeObj fitted `27 - 3.96·n +
+    0.75·n log n` [1.10, 1.27] through two kinds of frees (about 3 blocks
+    per cell up to 1,746 cells, 7 from 2,226 on: the step bends the fit),
+    slope 1.12 at 164,781 cells, where a log factor adds 0.08 and its
+    three largest points rise with slopes 0.99 to 1.01."""
+    largest = max(sizes)
+    margin = log_factor_slope(largest)
+    if interval is None or model_slope - points_slope <= margin or points_slope >= interval[0]:
+        return False
+    high = tail_slope_high(sizes, costs)
+    return high is not None and model_slope - high > margin and high < interval[0]
+
+
+def log_factor_slope(size: float) -> float:
+    """The log-log slope a log factor adds to a power at `size`, 1 / ln n
+    (d ln ln n / d ln n), at most SLOPE_TOLERANCE (sizes below 18)."""
+    return 1.0 / math.log(size) if size > math.exp(1.0 / SLOPE_TOLERANCE) else SLOPE_TOLERANCE
 
 
 def growth_factor(predict, largest: float, scale: float, points_slope: Optional[float],

@@ -872,7 +872,9 @@ def _doubts(result: "FitResult", clusters: Optional[int] = None) -> List[str]:
                       f"(ΔAICc {number(ru.criterion - best.criterion, '+.1f')})")
     result.model_slope_known = False   # that of this best model
     slopes = result.slopes()
-    if slopes is not None and evidence.disagrees_with_points(*slopes, result.interval):
+    if slopes is not None and (evidence.disagrees_with_points(*slopes, result.interval)
+                               or evidence.steeper_than_the_top(*slopes, result.interval,
+                                                                result.sizes, result.costs)):
         doubts.append(f"grows with slope {number(slopes[0], '.2f')} at the largest sizes, where its "
                       f"points rise with slope {number(slopes[1], '.2f')}")
     return doubts

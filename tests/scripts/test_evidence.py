@@ -141,6 +141,56 @@ def test_a_smaller_disagreement_needs_the_interval_to_exclude_the_points():
     assert evidence.disagrees_with_points(1.60, 2.00, (1.50, 1.70))
 
 
+def two_kinds_of_frees():
+    """tclsh's TclFreeObj: small objects at about 3 blocks per cell, then
+    the lists the script replaces at 7 blocks per cell from 2,000 cells
+    on; each linear, the step between them bends a fit over the whole
+    range into n log n with a negative linear term."""
+    sizes = synthetic.sizes(30, 40, 1.3)
+    return sizes, [(3 if n < 2000 else 7) * n for n in sizes]
+
+
+def test_a_model_steeper_than_points_on_a_line_at_the_top_is_inconclusive():
+    sizes, costs = two_kinds_of_frees()
+    result = fit.fit_points(sizes, costs)
+    model, points = result.slopes()
+    assert result.best.model == "n log n" and result.best.c < 0
+    # Within what disagrees_with_points allows a log factor, ...
+    assert not evidence.disagrees_with_points(model, points, result.interval)
+    # ... but the top's slope is certain, and the log factor of 80,615 adds 0.09.
+    assert evidence.tail_slope_high(sizes, costs) == pytest.approx(1.0)
+    assert model - 1.0 > evidence.log_factor_slope(max(sizes)) == pytest.approx(1 / math.log(80615))
+    assert not result.conclusive
+    assert any(d.startswith(f"grows with slope {model:.2f} at the largest sizes, where its points "
+                            "rise with slope 1.00") for d in result.doubts), result.doubts
+
+
+def test_a_log_factor_over_noisy_points_at_the_top_stays_confident():
+    """n log n with 2% noise: the points' slope at the top is uncertain
+    (0.93 to 1.22 over these seeds), and a model steeper than it by more
+    than the log factor is within its interval."""
+    sizes = synthetic.sizes(30, 40, 1.3)
+    for seed in range(30):
+        result = noisy_n_log_n(sizes, seed)
+        assert result.conclusive, (seed, result.doubts)
+
+
+def test_the_upper_end_of_the_points_slope_widens_with_their_scatter():
+    n = np.arange(1000, 2001, 100.0)   # 11 sizes, all in the tail
+    assert evidence.tail_slope_high(n, 3 * n ** 1.5) == pytest.approx(1.5)
+    scattered = 3 * n ** 1.5 * np.array([1.0, 1.1, 0.9, 1.2, 0.8, 1.1, 0.9, 1.0, 1.2, 0.9, 1.0])
+    logs = list(zip(np.log(n), np.log(scattered)))
+    slopes = sorted((v2 - v1) / (x2 - x1) for i, (x1, v1) in enumerate(logs) for x2, v2 in logs[i + 1:])
+    # Sen's 95% interval over 11 points: Kendall's S has the standard
+    # deviation 12.8, and 1.96 of them leave out the 13 largest of the 55
+    # pair slopes.
+    assert evidence.tail_slope_high(n, scattered) == pytest.approx(slopes[-14])
+    assert slopes[-14] > evidence.tail_slope(n, scattered) + 0.5
+    assert evidence.tail_slope_high([5], [7]) is None
+    assert evidence.log_factor_slope(100) == pytest.approx(0.217, abs=0.001)
+    assert evidence.log_factor_slope(10) == evidence.SLOPE_TOLERANCE
+
+
 def noisy_n_log_n(sizes, seed):
     rng = np.random.default_rng(seed)
     return fit.fit_points(sizes, [round(4 * n * math.log2(n + 1) * (1 + 0.02 * rng.standard_normal()))
