@@ -50,7 +50,7 @@ from . import profile as aprof_profile
 from . import report as aprof_report
 from . import select
 from .names import plain_name, printable
-from .ranking import DEFAULT_SCALE, Row, display_name, rank_contexts
+from .ranking import DEFAULT_SCALE, TRUST_LEGEND, Row, display_name, rank_contexts
 
 DEFAULT_TOP = 5
 DEFAULT_MAX_CONTEXTS = 20
@@ -219,7 +219,7 @@ def _table_cells(rows: List[Row], chains: List[List[str]], metric: str,
         fitted = row.result is not None
         best = row.result.best if fitted else None
         cells.append([str(i), f"{row.share:.2f}", f"{row.predicted_share:.2f}" if fitted else "-",
-                      ("ok" if row.conclusive else "?") if fitted else "-", str(row.routine.calls),
+                      row.trust if fitted else "-", str(row.routine.calls),
                       str(len(row.routine.points(metric))),
                       aprof_fit.model_label(best) if fitted else "-",
                       f"{best.r2:.4f}" if fitted else "-", ""])
@@ -245,8 +245,7 @@ def format_routine(profile: aprof_profile.Profile, rc: RoutineContexts, metric: 
                      f"(… below): {chain_label(chains[0][:common], max(_MIN_CHAIN_WIDTH, width - 40))}")
     cells = _table_cells(rows, chains, metric, width)
     lines += ["  " + line for line in _table(_HEADER, cells, {0, 1, 2, 4, 5, 7})]
-    lines.append("  Why each context is where it is (share of the routine's cost; "
-                 "trust ? = inconclusive):")
+    lines.append(f"  Why each context is where it is (share of the routine's cost; {TRUST_LEGEND}):")
     for i, row in enumerate(rows, 1):
         formula = f"cost = {row.result.best.formula()}; " if row.result is not None else ""
         lines.append(f"  {i:>3}. {formula}{row.reason}")
@@ -286,7 +285,7 @@ def context_rows(profile: aprof_profile.Profile, chosen: List[RoutineContexts], 
         for i, (row, label) in enumerate(zip(rows, labels), 1):
             fitted = row.result is not None
             best = row.result.best if fitted else None
-            interval = (row.result.interval if fitted else None) or (None, None)
+            interval = row.interval or (None, None)
             out.append({
                 "routine": display_name(rc.routine), "object": rc.routine.object,
                 "rank": i, "context": label,

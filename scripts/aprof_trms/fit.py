@@ -336,22 +336,50 @@ class FitResult:
         points, model = self.points_slope, self.model_slope
         return None if points is None or model is None else (model, points)
 
+    def steeper_than_points(self) -> bool:
+        """Whether the model grows faster at the largest sizes than its
+        points do, by the measure of the doubt that says so
+        (evidence.disagrees_with_points: more than SLOPE_TOLERANCE, or more
+        than STEEPER_TOLERANCE with the exponent interval wholly above the
+        points' slope). The fit has then judged the model's growth there
+        unsupported, and what extrapolates is the points' slope."""
+        slopes = self.slopes()
+        return (slopes is not None and slopes[0] > slopes[1]
+                and evidence.disagrees_with_points(*slopes, self.interval))
+
     def effective_growth(self) -> float:
         """The growth exponent the points support: the model's, or the
         points' slope at the largest sizes when the model is steeper there
-        by more than evidence.SLOPE_TOLERANCE."""
-        growth = self.best.growth_exponent()
-        slopes = self.slopes()
-        if slopes is not None and slopes[0] > slopes[1] + evidence.SLOPE_TOLERANCE:
-            return max(slopes[1], 0.0)
-        return growth
+        (steeper_than_points)."""
+        if self.steeper_than_points():
+            return max(self.points_slope, 0.0)
+        return self.best.growth_exponent()
 
     def growth_factor(self, scale: float) -> Tuple[float, bool]:
         """How many times the cost grows from the largest size to `scale`
         times it, and whether that follows the points' slope because the
-        model is steeper there than they are (evidence.growth_factor)."""
+        model is steeper there than they are (steeper_than_points, else
+        evidence.growth_factor)."""
+        if self.steeper_than_points():
+            return scale ** max(self.points_slope, 0.0), True
         return evidence.growth_factor(self.best.predict, max(self.sizes), scale,
                                       self.points_slope, self.model_slope)
+
+    def only_slightly_steeper_than_points(self) -> bool:
+        """Whether the fit's one doubt is its model's being steeper than its
+        points at the largest sizes by no more than SLOPE_TOLERANCE (the
+        doubt then comes from the exponent interval lying wholly above the
+        points' slope: evidence.disagrees_with_points). The points are many,
+        spread out and well fitted, and model and points agree on the
+        growth within the tolerance that tells slopes apart everywhere
+        else; only the model's precise exponent is contradicted, so the
+        points' slope is the growth they support (rank.py ranks such a fit
+        with the confident ones, by that slope). Farther apart, the largest
+        sizes are another regime than the one fitted: inconclusive."""
+        if len(self.doubts) != 1 or not self.steeper_than_points():
+            return False
+        model, points = self.slopes()
+        return model - points <= evidence.SLOPE_TOLERANCE
 
     @property
     def at_bound(self) -> bool:

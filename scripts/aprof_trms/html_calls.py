@@ -34,7 +34,7 @@ def _context_json(index: Dict, row) -> Dict:
             "calls": context.calls, "cost": context.cumulative_cost,
             "share": num(row.share),
             "predicted": num(row.predicted_share) if row.fitted else None,
-            "trust": ("ok" if row.conclusive else "?") if row.fitted else "-",
+            "trust": row.trust if row.fitted else "-",
             "reason": row.reason, "trms": points_json(context.trms),
             "fit": fits_json({"trms": fit})["trms"]}
 

@@ -39,7 +39,15 @@ CONFIDENT_SPAN, R^2 below CONFIDENT_R2, a free exponent at its bound, a
 runner-up of another growth about as good, two regimes, an envelope keeping
 less than half the points, a model off by more than TAIL_MISS times at the
 largest sizes or steeper or flatter there than its points) is labelled
-inconclusive and comes after every confident one, whatever its prediction.
+inconclusive and comes after every confident one, whatever its prediction,
+unless its one doubt is its model's being steeper than its points at the
+largest sizes by no more than SLOPE_TOLERANCE
+(aprof_fit.FitResult.only_slightly_steeper_than_points): the points are
+then good evidence and their slope is the growth they support, so the row
+(trust "pts") is ranked with the confident ones by that slope, and its
+growth is that slope. (bc's Karatsuba multiplication, 99% of the cost:
+n^2.21 where its points rise with slope 1.90, ranked below an addition it
+calls, 20% of the cost, once predicted at 62% of the cost at 10x.)
 The model is shown with its exponent's 95% interval ("n^1.02 [0.97, 1.08]").
 Each row says in one line why it is where it is. Routines chosen by name or
 with --all that cannot be fitted follow, with the reason.
@@ -61,7 +69,7 @@ from . import profile as aprof_profile
 from . import report as aprof_report
 from . import select
 from .names import number, printable
-from .ranking import DEFAULT_SCALE, Row, display_name, rank_routines
+from .ranking import DEFAULT_SCALE, TRUST_LEGEND, Row, display_name, rank_routines
 
 DEFAULT_MIN_SHARE = 1.0
 
@@ -97,14 +105,14 @@ def text_lines(profile, rows: List[Row], metric: str, statistic: str, scale: flo
     for i, row in enumerate(fitted, 1):
         best = row.result.best
         table.append([str(i), f"{row.predicted_share:.2f}", f"{row.share:.2f}",
-                      "ok" if row.conclusive else "?", str(row.routine.calls),
+                      row.trust, str(row.routine.calls),
                       str(row.result.distinct_sizes), display_name(row.routine, short),
                       os.path.basename(row.routine.object), aprof_fit.label_with_interval(row.result),
                       best.formula(), f"{best.r2:.4f}", _runner_up(row.result)])
     if table:
         yield from _table(header, table, {0, 1, 2, 4, 5, 10})
         del table
-        yield from ["", "Why each routine is where it is (trust ? = inconclusive):"]
+        yield from ["", f"Why each routine is where it is ({TRUST_LEGEND}):"]
         yield from (f"{i:>3}. {display_name(row.routine, short)}: {row.reason}"
                     for i, row in enumerate(fitted, 1))
     else:
@@ -136,7 +144,7 @@ def row_fields(metric: str, rows: List[Row], short: bool) -> List[dict]:
             out.append(dict(common, fitted=False, distinct_sizes=len(row.routine.points(metric))))
             continue
         best, ru = row.result.best, row.result.runner_up
-        interval = row.result.interval or (None, None)
+        interval = row.interval or (None, None)
         out.append(dict(common, rank=i, fitted=True, predicted_share_pct=row.predicted_share,
                         growth_factor=row.growth_factor, conclusive=row.conclusive,
                         distinct_sizes=row.result.distinct_sizes, model=best.model,

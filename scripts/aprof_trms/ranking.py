@@ -20,10 +20,11 @@ from . import profile as aprof_profile
 from . import select
 from .names import number
 
-__all__ = ["DEFAULT_SCALE", "Row", "display_name", "cost_share", "growth_factor",
+__all__ = ["DEFAULT_SCALE", "TRUST_LEGEND", "Row", "display_name", "cost_share", "growth_factor",
            "rank_routines", "rank_contexts"]
 
 DEFAULT_SCALE = 10.0
+TRUST_LEGEND = "trust ? = inconclusive, pts = inconclusive model, ranked by its points' slope"
 
 
 @dataclasses.dataclass(slots=True)   # one per routine ranked, 100,000s with --min-share 0
@@ -51,8 +52,35 @@ class Row:
         return self.result is not None and self.result.conclusive
 
     @property
+    def by_points(self) -> bool:
+        """Ranked with the confident fits by its points' slope: an
+        inconclusive fit whose one doubt is its model's being slightly
+        steeper than its points at the largest sizes
+        (FitResult.only_slightly_steeper_than_points)."""
+        return (self.result is not None and not self.result.conclusive
+                and self.result.only_slightly_steeper_than_points())
+
+    @property
+    def trust(self) -> str:
+        """The trust column: ok (confident), pts (by_points) or ? (inconclusive)."""
+        return "ok" if self.conclusive else "pts" if self.by_points else "?"
+
+    @property
+    def interval(self) -> Optional[Tuple[float, float]]:
+        """The 95% interval of `growth`: the fit's, None for a row ranked
+        by its points' slope (a slope of the points has none)."""
+        return None if self.result is None or self.by_points else self.result.interval
+
+    @property
     def growth(self) -> float:
-        return self.result.best.growth_exponent() if self.result else 0.0
+        """The model's growth exponent, or for a row ranked by its points'
+        slope (by_points) that slope, which it is ranked and extrapolated
+        with."""
+        if self.result is None:
+            return 0.0
+        if self.by_points:
+            return max(self.result.points_slope, 0.0)
+        return self.result.best.growth_exponent()
 
 
 def display_name(routine: aprof_profile.RoutineProfile, short: bool = False) -> str:
@@ -95,6 +123,9 @@ def _reason(row: Row, scale: float, short: bool = False) -> str:
                 "program's routines")
     if row.conclusive:
         return what + "; confident" + (f"; {notes[0]}" if notes else "")
+    if row.by_points:
+        return (what + "; its model alone is in doubt: " + row.result.doubts[0]
+                + "; ranked with the confident fits by its points' slope")
     return what + "; inconclusive: " + "; ".join(row.result.doubts) + ", so after the confident fits"
 
 
@@ -151,7 +182,7 @@ def rank_routines(profile: aprof_profile.Profile, routines: Sequence, metric: st
     # confident fit grow with it, the rest is taken as it is today (an
     # inconclusive exponent at its bound would otherwise make every other
     # share vanish).
-    confident = [row for row in fitted if row.conclusive]
+    confident = [row for row in fitted if row.conclusive or row.by_points]
     predicted_total = max([profile.total_cost + sum(row.routine.self_cost * (row.growth_factor - 1)
                                                     for row in confident)]
                           + [row.routine.cumulative_cost * row.growth_factor for row in confident]) or 1
@@ -167,7 +198,7 @@ def rank_routines(profile: aprof_profile.Profile, routines: Sequence, metric: st
             row.runtime_work = select.runtime_work(row.routine)
         row.reason = _reason(row, scale, short)
     fitted.sort(key=lambda row: (row.source is not None, bool(row.runtime_work),
-                                 not row.conclusive, -row.predicted_share,
+                                 not (row.conclusive or row.by_points), -row.predicted_share,
                                  -row.share, row.routine.name))
     unfitted.sort(key=lambda row: (-row.share, row.routine.name))
     return fitted + unfitted

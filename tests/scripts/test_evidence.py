@@ -128,6 +128,52 @@ def test_a_model_steeper_than_its_points_beyond_its_own_interval_is_inconclusive
                             f"rise with slope {points:.2f}") for d in result.doubts), result.doubts
 
 
+def karatsuba_behind_allocator_state():
+    """The fit of the test above: bc's Karatsuba over sizes that also hold
+    the allocator's slowly growing state (n^2 where its points rise with
+    slope 1.73 at the largest sizes)."""
+    digits = synthetic.sizes(30, 100, 1.2)
+    return fit.fit_points([int(d / 4 + 100 * (d / 100) ** 0.33) for d in digits],
+                          [round(50 * d ** 1.58) for d in digits])
+
+
+def test_a_model_judged_steeper_than_its_points_extrapolates_with_their_slope():
+    """The doubt's measure decides, not SLOPE_TOLERANCE alone: a model 0.27
+    steeper than its points, outside its own interval, has been judged
+    unsupported at the largest sizes; its n^2 (100x at 10x input) must not
+    extrapolate where the points support 10^1.73."""
+    result = karatsuba_behind_allocator_state()
+    model, points = result.slopes()
+    assert model - points < evidence.SLOPE_TOLERANCE
+    assert result.steeper_than_points()
+    factor, follows = result.growth_factor(10)
+    assert follows and factor == pytest.approx(10 ** points)
+    assert result.effective_growth() == pytest.approx(points)
+
+
+def test_only_slightly_steeper_than_points_when_that_is_the_one_doubt():
+    result = karatsuba_behind_allocator_state()
+    assert result.doubts == [d for d in result.doubts if d.startswith("grows with slope 2.00")]
+    assert result.only_slightly_steeper_than_points()
+    result.prior_doubts = ["two regimes"]   # any other doubt: the points are in doubt too
+    result.judged = None
+    assert result.steeper_than_points() and not result.only_slightly_steeper_than_points()
+    # Steeper by more than SLOPE_TOLERANCE, its one doubt: the largest
+    # sizes are another regime than the one fitted.
+    bent = clean(synthetic.sizes(12), lambda n: 20 * n ** 1.5)
+    bent.best = fit.Fit("n^2", 0.0, 20 * max(bent.sizes) ** -0.5, None, 0.0, 0.99, 0.0)
+    bent.model_slope_known, bent.judged = False, None
+    assert len(bent.doubts) == 1 and bent.steeper_than_points()
+    assert bent.slopes()[0] - bent.slopes()[1] > evidence.SLOPE_TOLERANCE
+    assert not bent.only_slightly_steeper_than_points()
+    # Flatter than its points: no growth to follow instead.
+    flat = clean(synthetic.sizes(12), lambda n: 20 * n ** 1.5)
+    flat.best = fit.Fit("n", 0.0, 20 * max(flat.sizes) ** 0.5, None, 0.0, 0.99, 0.0)
+    flat.model_slope_known, flat.judged = False, None
+    assert not flat.conclusive and not flat.steeper_than_points()
+    assert not flat.only_slightly_steeper_than_points()
+
+
 def test_a_smaller_disagreement_needs_the_interval_to_exclude_the_points():
     # bc's multiplication: n^2.21 [2.04, 2.38], its points 1.90 at the top.
     assert evidence.disagrees_with_points(2.21, 1.90, (2.04, 2.38))

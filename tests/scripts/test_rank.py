@@ -25,7 +25,7 @@ def order(stdout):
     """Routine names of the ranked table, in order."""
     names = []
     for line in stdout.splitlines():
-        m = re.match(r"\s*\d+\s+\d+\.\d\d\s+\d+\.\d\d\s+(?:ok|\?)\s+\d+\s+\d+\s+(\S+)", line)
+        m = re.match(r"\s*\d+\s+\d+\.\d\d\s+\d+\.\d\d\s+(?:ok|\?|pts)\s+\d+\s+\d+\s+(\S+)", line)
         if m:
             names.append(m.group(1))
         if line.startswith("Not fitted"):
@@ -243,6 +243,55 @@ def test_inconclusive_growth_does_not_shrink_the_other_shares(tmp_path):
     assert rows["lin"].conclusive and not rows["wild"].conclusive
     assert 40 < rows["lin"].share < 60
     assert rows["lin"].predicted_share > 80, rows["lin"].predicted_share
+
+
+def karatsuba_and_its_addition(path, mul_sizes):
+    """bc's squaring: mul (Karatsuba, 50·d^1.58 in d digits) over sizes
+    that also hold the allocator's slowly growing state, the first mul_sizes
+    of 30 numbers of 100 to 20,000 digits; add, a linear addition it calls,
+    holds about a fifth of mul's cost."""
+    digits = synthetic.sizes(30, 100, 1.2)[:mul_sizes]
+    cost = {int(d / 4 + 100 * (d / 100) ** 0.33): 50 * d ** 1.58 for d in digits}
+    add_sizes = synthetic.sizes(12, 25, 1.6)
+    per_cell = 0.25 * sum(cost.values()) / sum(add_sizes) / 4
+    return synthetic.write_report(path, [
+        synthetic.Routine("mul", cost.get, sorted(cost), noise=0.01),
+        synthetic.Routine("add", lambda n: 20 + per_cell * n, add_sizes, calls=4, noise=0.01,
+                          caller="mul")])
+
+
+def test_a_model_steeper_than_its_points_alone_ranks_by_their_slope(tmp_path):
+    """mul's n^2 grows faster at the largest sizes than its points (slope
+    1.7): its one doubt. Its points are many, spread and well fitted: it
+    is ranked with the confident fits by their slope, which its row gives as
+    its growth, and add, inside mul's growing cost, is predicted a
+    shrinking share (not 10x its share today against a mul taken as
+    constant)."""
+    rows = ranked(karatsuba_and_its_addition(tmp_path / "r", 30), ["mul", "add"])
+    mul, add = rows["mul"], rows["add"]
+    assert add.conclusive and not mul.conclusive and mul.by_points
+    assert list(rows) == ["mul", "add"]
+    assert mul.follows_points and mul.growth == pytest.approx(mul.result.points_slope)
+    assert 1.6 < mul.growth < 1.8
+    assert add.predicted_share < add.share
+    r = run(tmp_path / "r")
+    assert order(r.stdout) == ["mul", "add"], r.stdout
+    assert re.search(r"^\s*1\s+\S+\s+\S+\s+pts\s+\d+\s+\d+\s+mul\b", r.stdout, re.M), r.stdout
+    assert re.search(r"; its model alone is in doubt: grows with slope 2\.0\d at the largest sizes, where "
+                     r"its points rise with slope 1\.7\d; ranked with the confident fits by its points' "
+                     r"slope$", why(r.stdout, "mul"))
+    row = next(row for row in csv.DictReader(io.StringIO(run("--format", "csv", tmp_path / "r").stdout))
+               if row["routine"] == "mul")
+    assert float(row["growth"]) == pytest.approx(mul.growth, abs=1e-6)
+    assert row["growth_low"] == row["growth_high"] == ""   # a slope has no interval
+
+
+def test_a_model_steeper_than_its_points_with_other_doubts_stays_inconclusive(tmp_path):
+    """The same mul over its 7 smallest numbers: too few sizes to trust
+    the points either, so after the confident add."""
+    rows = ranked(karatsuba_and_its_addition(tmp_path / "r", 7), ["mul", "add"])
+    assert not rows["mul"].conclusive and not rows["mul"].by_points
+    assert list(rows) == ["add", "mul"]
 
 
 def test_a_garbage_collector_comes_after_the_programs_routines(tmp_path):
