@@ -20,8 +20,8 @@ cost function of its worst-case cost per input size (aprof_trms/fit.py) and
 why it is where it is. Contexts are ordered as rank.py orders routines
 (ranking.rank_routines, the routine's cost standing for the program's):
 confident fits first, by predicted share of the routine's cost when the
-input grows --scale times beyond the largest seen, then inconclusive fits,
-then contexts that cannot be fitted. The first row is the context where the
+input grows --scale times beyond the largest seen, then inconclusive fits
+by their share today, then contexts that cannot be fitted. The first row is the context where the
 routine grows worst.
 
 --max-contexts N (default 20, 0: all) shows the first N contexts of each
@@ -260,7 +260,8 @@ def format_text(profile: aprof_profile.Profile, chosen: List[RoutineContexts], m
     lines = [f"Calling contexts: {len(profile.paths)} report(s), depth limit "
              f"{profile.context_depth}, cost {profile.cost_metric}; per context the max cost per "
              f"{metric} input size fitted (AICc), contexts ordered by predicted share of the "
-             f"routine's cost at {scale:g}x the largest input seen, confident fits first", ""]
+             f"routine's cost at {scale:g}x the largest input seen, confident fits first, "
+             "inconclusive ones by their share today", ""]
     for rc in chosen:
         lines += format_routine(profile, rc, metric, scale, width, full, most) + [""]
     return "\n".join(lines)
@@ -335,7 +336,8 @@ def parse_args(argv):
         description="A routine's calling contexts (--collect-context=yes reports), each with its "
         "own fitted cost function, the context where the routine grows worst first.",
         epilog="Contexts are ordered as rank.py orders routines: confident fits first, by "
-        "predicted share of the routine's cost at K times the largest input. "
+        "predicted share of the routine's cost at K times the largest input, inconclusive "
+        "ones by their share today. "
         "Exit status: 0 done, 1 bad input (no contexts: rerun with --collect-context=yes), "
         "2 bad usage.")
     p.add_argument("reports", nargs="+", metavar="REPORT|DIR",

@@ -96,7 +96,8 @@ def text_lines(profile, rows: List[Row], metric: str, statistic: str, scale: flo
     yield from [f"Bottleneck ranking: {len(profile.paths)} report(s), cost {profile.cost_metric}, "
                 f"{statistic} cost per {metric} input size, model chosen by AICc; ordered by "
                 f"predicted share when each routine's input grows {scale:g}x beyond the largest "
-                "seen, confident fits first", f"Selection: {account}", ""]
+                "seen, confident fits first, inconclusive ones by their share today",
+                f"Selection: {account}", ""]
     fitted = [r for r in rows if r.fitted]
     unfitted = [r for r in rows if not r.fitted]
     header = ["#", "at scale%", "share%", "trust", "calls", "sizes", "routine", "object",
@@ -165,7 +166,8 @@ def write_csv(out, metric: str, rows: List[Row], short: bool) -> None:
 def main(argv: Optional[List[str]] = None) -> int:
     p = cli.argument_parser(
         description="Bottleneck ranking: routines ordered by their predicted share of the cost "
-        "when their input grows K-fold beyond the largest size seen, confident fits first.",
+        "when their input grows K-fold beyond the largest size seen, confident fits first, "
+        "inconclusive ones by their share today.",
         epilog="Predicted cost = cumulative cost x f(K n_max) / f(n_max), f the fitted cost "
         "function (aprof_trms/fit.py, chosen by AICc), or the points' slope where the model is "
         "steeper at the largest sizes. Routines whose growth a callee carries come after the "
