@@ -33,6 +33,14 @@ callee C when
   window) has its exponent measured on another axis, and R's growth is
   then its own loop of calls: lua's quicksort was carried by its
   comparison wrapper, fitted n^2 on 6 sizes of a few cells each;
+- the growth comparison needs C's fit to be that of its calls from R: a
+  callee with one activation costlier than all its calls from R
+  together has its worst-case points, the ones it is fitted on, in calls
+  from elsewhere (an interpreter's call into its engine, `scm_call_2`,
+  runs guile's merge sort's comparisons, 1.24 M calls holding 82% of
+  the merge's cost, and the whole script, 94% of the program's cost in
+  one activation: the merge was carried by the engine's growth, and the
+  chain ended in the engine's entry);
 - or R is the program's or a thread's first routine of its own (called,
   and only by the runtime's entry wrappers: `main` under
   `__libc_start_call_main`, a thread's start routine under
@@ -118,7 +126,8 @@ def carrier_of(profile: Profile, routine: RoutineProfile, growth_of: GrowthOf,
         callee = profile.routines[key]
         growth = growth_of(callee)
         if growth is not None:
-            comparable = _largest_size(callee, metric) * SIZE_AXES_APART >= largest
+            comparable = (_largest_size(callee, metric) * SIZE_AXES_APART >= largest
+                          and not _costlier_elsewhere(callee, edge, metric))
             grows_as_fast = comparable and growth >= own - DISTINCT_GROWTH
             if grows_as_fast or (_called_once_with_the_cost(routine, edge)
                                  and not conclusive_of(routine)):
@@ -158,6 +167,15 @@ def _is_root(profile: Profile, routine: RoutineProfile) -> bool:
     return bool(callers) and all(key in profile.routines
                                  and select.is_entry_wrapper(profile.routines[key])
                                  for key, _ in callers)
+
+
+def _costlier_elsewhere(callee: RoutineProfile, edge: EdgeTotals, metric: str) -> bool:
+    """Whether one activation of the callee costs more than all its calls
+    from the routine together (the edge): its costliest points are calls
+    from elsewhere, and its fit is theirs (module docstring: guile's
+    scm_call_2)."""
+    points = callee.points(metric)
+    return bool(points) and max(p.max_cost for p in points.values()) > edge.inclusive_cost
 
 
 def _largest_size(routine: RoutineProfile, metric: str) -> int:
