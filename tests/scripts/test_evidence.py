@@ -128,6 +128,24 @@ def test_a_model_steeper_than_its_points_beyond_its_own_interval_is_inconclusive
                             f"rise with slope {points:.2f}") for d in result.doubts), result.doubts
 
 
+def test_scattered_top_points_leave_the_interval_rule_alone_to_decide():
+    """The same Karatsuba with its second largest point 10% low (bc's
+    worst cases scatter 3x at one size): the points' slope at the top is
+    uncertain, the rule for points on a line (steeper_than_the_top) does
+    not apply, and the model's interval lying above that slope is what
+    makes the fit inconclusive."""
+    digits = synthetic.sizes(30, 100, 1.2)
+    costs = [round(50 * d ** 1.58) for d in digits]
+    costs[-2] = round(costs[-2] * 0.9)
+    result = fit.fit_points([int(d / 4 + 100 * (d / 100) ** 0.33) for d in digits], costs)
+    model, points = result.slopes()
+    assert evidence.STEEPER_TOLERANCE < model - points < evidence.SLOPE_TOLERANCE
+    assert not evidence.steeper_than_the_top(model, points, result.interval, result.sizes,
+                                             result.costs)
+    assert not result.conclusive
+    assert any(d.startswith("grows with slope") for d in result.doubts), result.doubts
+
+
 def karatsuba_behind_allocator_state():
     """The fit of the test above: bc's Karatsuba over sizes that also hold
     the allocator's slowly growing state (n^2 where its points rise with
