@@ -120,21 +120,19 @@ def carrier_of(profile: Profile, routine: RoutineProfile, growth_of: GrowthOf,
     own = growth_of(routine)
     if own is None:
         return None
+    if _own_work_flat(routine, recursive, metric):
+        return profile.routines[heavy[0][0]]
     largest = _largest_size(routine, metric)
-    flat = None   # whether its own work does not grow: measured once, when asked
     for key, edge in heavy:   # by decreasing inclusive cost
         callee = profile.routines[key]
         growth = growth_of(callee)
-        if growth is not None:
-            comparable = (_largest_size(callee, metric) * SIZE_AXES_APART >= largest
-                          and not _costlier_elsewhere(callee, edge, metric))
-            grows_as_fast = comparable and growth >= own - DISTINCT_GROWTH
-            if grows_as_fast or (_called_once_with_the_cost(routine, edge)
-                                 and not conclusive_of(routine)):
-                return callee
-        if flat is None:
-            flat = _own_work_flat(routine, recursive, metric)
-        if flat:
+        if growth is None:
+            continue
+        comparable = (_largest_size(callee, metric) * SIZE_AXES_APART >= largest
+                      and not _costlier_elsewhere(callee, edge, metric))
+        grows_as_fast = comparable and growth >= own - DISTINCT_GROWTH
+        if grows_as_fast or (_called_once_with_the_cost(routine, edge)
+                             and not conclusive_of(routine)):
             return callee
     return None
 

@@ -46,6 +46,7 @@ import numpy as np
 __all__ = ["least_squares_line", "CLUSTER_GAP", "TAIL_CLUSTERS", "SLOPE_TOLERANCE", "STEEPER_TOLERANCE",
            "FIXED_INPUT_SPAN", "PROCESS_COST_SPAN", "MIN_PROCESSES", "size_clusters", "size_span",
            "tail_slope", "tail_slope_high", "local_slope", "disagrees_with_points",
+           "model_steeper_than_points",
            "steeper_than_the_top", "log_factor_slope", "growth_factor",
            "input_fixed_across_processes"]
 
@@ -185,6 +186,14 @@ def disagrees_with_points(model_slope: float, points_slope: float,
     return gap > STEEPER_TOLERANCE and interval is not None and points_slope < interval[0]
 
 
+def model_steeper_than_points(model_slope: float, points_slope: float,
+                              interval: Optional[Tuple[float, float]]) -> bool:
+    """Whether a model grows faster at the largest size than its points
+    do, by disagrees_with_points' measure: its growth there is then not
+    supported, and what extrapolates is the points' slope (growth_factor)."""
+    return model_slope > points_slope and disagrees_with_points(model_slope, points_slope, interval)
+
+
 def steeper_than_the_top(model_slope: float, points_slope: float,
                          interval: Optional[Tuple[float, float]],
                          sizes: Sequence[float], costs: Sequence[float]) -> bool:
@@ -217,15 +226,16 @@ def log_factor_slope(size: float) -> float:
 
 
 def growth_factor(predict, largest: float, scale: float, points_slope: Optional[float],
-                  model_slope: Optional[float]) -> Tuple[float, bool]:
+                  model_slope: Optional[float],
+                  interval: Optional[Tuple[float, float]] = None) -> Tuple[float, bool]:
     """(factor, follows_points): how many times the cost at `scale` times
     the largest size exceeds the cost at the largest size. The model's own
     ratio, unless the model (its local_slope at the largest size) is steeper
-    there than the points are (by more than SLOPE_TOLERANCE): then
-    scale ** points_slope, the growth the data support, and follows_points
-    is True."""
+    there than the points are (model_steeper_than_points, the fit's
+    exponent interval given): then scale ** points_slope, the growth the
+    data support, and follows_points is True."""
     if (points_slope is not None and model_slope is not None
-            and model_slope > points_slope + SLOPE_TOLERANCE):
+            and model_steeper_than_points(model_slope, points_slope, interval)):
         return scale ** max(points_slope, 0.0), True
     at = np.asarray(predict([largest, largest * scale]), dtype=float)
     return (float(at[1] / at[0]) if at[0] > 0 else float("inf")), False

@@ -344,8 +344,7 @@ class FitResult:
         points' slope). The fit has then judged the model's growth there
         unsupported, and what extrapolates is the points' slope."""
         slopes = self.slopes()
-        return (slopes is not None and slopes[0] > slopes[1]
-                and evidence.disagrees_with_points(*slopes, self.interval))
+        return slopes is not None and evidence.model_steeper_than_points(*slopes, self.interval)
 
     def effective_growth(self) -> float:
         """The growth exponent the points support: the model's, or the
@@ -358,12 +357,10 @@ class FitResult:
     def growth_factor(self, scale: float) -> Tuple[float, bool]:
         """How many times the cost grows from the largest size to `scale`
         times it, and whether that follows the points' slope because the
-        model is steeper there than they are (steeper_than_points, else
-        evidence.growth_factor)."""
-        if self.steeper_than_points():
-            return scale ** max(self.points_slope, 0.0), True
+        model is steeper there than they are (steeper_than_points:
+        evidence.growth_factor given the exponent interval)."""
         return evidence.growth_factor(self.best.predict, max(self.sizes), scale,
-                                      self.points_slope, self.model_slope)
+                                      self.points_slope, self.model_slope, self.interval)
 
     def only_slightly_steeper_than_points(self) -> bool:
         """Whether the fit's one doubt is its model's being steeper than its

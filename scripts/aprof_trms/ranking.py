@@ -61,6 +61,12 @@ class Row:
                 and self.result.only_slightly_steeper_than_points())
 
     @property
+    def trusted(self) -> bool:
+        """Whether its growth is trusted: ranked by its prediction and grown
+        in the program's predicted cost (conclusive or by_points)."""
+        return self.conclusive or self.by_points
+
+    @property
     def trust(self) -> str:
         """The trust column: ok (confident), pts (by_points) or ? (inconclusive)."""
         return "ok" if self.conclusive else "pts" if self.by_points else "?"
@@ -161,7 +167,7 @@ def _order(row: Row) -> tuple:
     known (it does not grow the predicted total either: an n^3 of R^2
     0.55 over 9 sizes, 4.8% of shfmt's cost, had come before the
     printer's 28%)."""
-    trusted = row.conclusive or row.by_points
+    trusted = row.trusted
     return (row.source is not None, bool(row.runtime_work), not trusted,
             -(row.predicted_share if trusted else row.share), -row.share, row.routine.name)
 
@@ -196,7 +202,7 @@ def rank_routines(profile: aprof_profile.Profile, routines: Sequence, metric: st
     # confident fit grow with it, the rest is taken as it is today (an
     # inconclusive exponent at its bound would otherwise make every other
     # share vanish).
-    confident = [row for row in fitted if row.conclusive or row.by_points]
+    confident = [row for row in fitted if row.trusted]
     predicted_total = max([profile.total_cost + sum(row.routine.self_cost * (row.growth_factor - 1)
                                                     for row in confident)]
                           + [row.routine.cumulative_cost * row.growth_factor for row in confident]) or 1
